@@ -1,0 +1,45 @@
+import { logTail, StackError } from './processes';
+import { stackDown, stackStatus, stackUp } from './stack';
+import { loadStackConfig } from './stack.config';
+
+const usage = 'usage: stack up | down | status';
+
+async function main(command: string | undefined): Promise<number> {
+  const config = loadStackConfig();
+  const print = (line: string) => process.stdout.write(`${line}\n`);
+  switch (command) {
+    case 'up': {
+      const started = Date.now();
+      await stackUp(config, print);
+      print(`stack is up (${((Date.now() - started) / 1000).toFixed(1)}s); data and logs in ${config.stackDir}`);
+      return 0;
+    }
+    case 'down':
+      await stackDown(config, print);
+      return 0;
+    case 'status': {
+      const parts = await stackStatus(config);
+      for (const p of parts) {
+        const owner = p.pid ? `pid ${p.pid}` : 'not started by the stack';
+        print(`${p.part.padEnd(9)} ${(p.answers ? 'up' : 'DOWN').padEnd(5)} ${p.address}  (${owner})${p.log ? `  log ${p.log}` : ''}`);
+      }
+      return parts.every((p) => p.answers) ? 0 : 1;
+    }
+    default:
+      process.stderr.write(`${usage}\n`);
+      return 2;
+  }
+}
+
+main(process.argv[2]).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof StackError) {
+      process.stderr.write(`\nstack: ${error.part}: ${error.message}\n`);
+      if (error.logFile) process.stderr.write(`--- last lines of ${error.logFile}\n${logTail(error.logFile)}\n`);
+    } else {
+      process.stderr.write(`\nstack: ${(error as Error).stack ?? String(error)}\n`);
+    }
+    process.exit(1);
+  },
+);

@@ -1,0 +1,105 @@
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Client } from 'pg';
+import { managed, ManagedProcess, runningPid, startDetached, StackError, stopManaged, waitUntilReady } from './processes';
+import { StackConfig } from './stack.config';
+
+export function postgresProcess(config: StackConfig): ManagedProcess {
+  return managed(config.runDir, config.logsDir, 'postgres');
+}
+
+export function databaseUrlFor(config: StackConfig, database: string): string {
+  const url = new URL(config.databaseUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+export function jdbcUrl(url: URL): string {
+  return `jdbc:postgresql://${url.hostname}:${url.port || 5432}${url.pathname}`;
+}
+
+export async function postgresAnswers(url: string): Promise<boolean> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Uses the server at DATABASE_URL when it answers. Otherwise, when that URL points at this machine,
+ * makes a private cluster with Debian's initdb under the stack folder and serves it on that port.
+ */
+export async function startPostgres(config: StackConfig): Promise<'external' | 'started' | 'already up'> {
+  const proc = postgresProcess(config);
+  const existing = runningPid(proc);
+  if (existing !== undefined) {
+    await waitUntilReady(proc, existing, () => postgresAnswers(config.databaseUrl), 30_000);
+    await ensureDatabases(config);
+    return 'already up';
+  }
+  if (await postgresAnswers(config.databaseUrl)) {
+    await ensureDatabases(config);
+    return 'external';
+  }
+  const url = new URL(config.databaseUrl);
+  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(url.hostname)) {
+    throw new StackError('postgres', `DATABASE_URL ${redact(url)} does not answer and is not on this machine`);
+  }
+  const pid = startPrivateCluster(config, proc, Number(url.port || 5432), decodeURIComponent(url.username || 'postgres'));
+  await waitUntilReady(proc, pid, () => postgresAnswers(config.databaseUrl), 60_000);
+  await ensureDatabases(config);
+  return 'started';
+}
+
+function startPrivateCluster(config: StackConfig, proc: ManagedProcess, port: number, superuser: string): number {
+  const bin = postgresBinDir();
+  const dataDir = path.join(config.stackDir, 'data', 'postgres');
+  const asPostgres = process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--'] : [];
+  if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    fs.mkdirSync(dataDir, { recursive: true });
+    if (asPostgres.length) execFileSync('chown', ['-R', 'postgres', dataDir]);
+    const [cmd, ...args] = [...asPostgres, path.join(bin, 'initdb'), '-D', dataDir, '-A', 'trust', '-U', superuser];
+    execFileSync(cmd, args, { stdio: 'ignore' });
+  }
+  const [cmd, ...args] = [...asPostgres, path.join(bin, 'postgres'), '-D', dataDir, '-p', String(port), '-h', '127.0.0.1', '-k', dataDir];
+  return startDetached(proc, cmd, args);
+}
+
+function postgresBinDir(): string {
+  const root = '/usr/lib/postgresql';
+  const versions = fs.existsSync(root) ? fs.readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
+  const found = versions.map((v) => path.join(root, v, 'bin')).find((dir) => fs.existsSync(path.join(dir, 'initdb')));
+  if (!found) throw new StackError('postgres', 'DATABASE_URL does not answer and no initdb was found: apt-get install postgresql');
+  return found;
+}
+
+/** One database per service plus one for the registry, created when missing. */
+async function ensureDatabases(config: StackConfig): Promise<void> {
+  const client = new Client({ connectionString: config.databaseUrl });
+  await client.connect();
+  try {
+    for (const name of [config.registry.database, ...config.serviceDatabases]) {
+      const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
+      if (!rowCount) await client.query(`create database "${name}"`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+export function stopPostgres(config: StackConfig): Promise<boolean> {
+  return stopManaged(postgresProcess(config));
+}
+
+function redact(url: URL): string {
+  const copy = new URL(url.toString());
+  if (copy.password) copy.password = '***';
+  return copy.toString();
+}

@@ -1,0 +1,89 @@
+import { ensureArtifacts } from './artifacts';
+import { kafkaAnswers, kafkaProcess, startKafka, stopKafka } from './kafka';
+import { postgresAnswers, postgresProcess, startPostgres, stopPostgres } from './postgres';
+import { runningPid, portIsOpen, StackError } from './processes';
+import { registryAnswers, registryProcess, startRegistry, stopRegistry } from './registry';
+import { kafkaBrokers, loadStackConfig, registryUrl, StackConfig } from './stack.config';
+
+export interface PartStatus {
+  part: string;
+  address: string;
+  answers: boolean;
+  pid?: number;
+  log?: string;
+}
+
+/**
+ * Brings PostgreSQL, Kafka and the registry up; a part that is already up is left as it is.
+ * When a part fails, the parts this call started are stopped again, so nothing is left half-started.
+ */
+export async function stackUp(config: StackConfig = loadStackConfig(), report: (line: string) => void = () => undefined) {
+  const startedHere: Array<() => Promise<boolean>> = [];
+  try {
+    const postgres = await startPostgres(config);
+    if (postgres === 'started') startedHere.push(() => stopPostgres(config));
+    report(`postgres  ${postgres.padEnd(10)} ${redactedDatabaseUrl(config)}`);
+
+    ensureArtifacts(config);
+    await refuseForeignPort('kafka', config.kafka.host, config.kafka.port, runningPid(kafkaProcess(config)));
+    startedHere.push(() => stopKafka(config));
+    const kafka = await startKafka(config);
+    if (kafka === 'already up') startedHere.pop();
+    report(`kafka     ${kafka.padEnd(10)} ${kafkaBrokers(config)}  log ${kafkaProcess(config).logFile}`);
+
+    await refuseForeignPort('registry', config.registry.host, config.registry.port, runningPid(registryProcess(config)));
+    startedHere.push(() => stopRegistry(config));
+    const registry = await startRegistry(config);
+    if (registry === 'already up') startedHere.pop();
+    report(`registry  ${registry.padEnd(10)} ${registryUrl(config)}  log ${registryProcess(config).logFile}`);
+  } catch (error) {
+    for (const stop of startedHere.reverse()) await stop().catch(() => false);
+    throw error;
+  }
+}
+
+/** Stops only what the stack started (by pid file); an external PostgreSQL is never touched. */
+export async function stackDown(config: StackConfig = loadStackConfig(), report: (line: string) => void = () => undefined) {
+  // Registry first: it keeps its data in PostgreSQL.
+  report(`registry  ${(await stopRegistry(config)) ? 'stopped' : 'was not running'}`);
+  report(`kafka     ${(await stopKafka(config)) ? 'stopped' : 'was not running'}`);
+  report(`postgres  ${(await stopPostgres(config)) ? 'stopped' : 'not ours to stop, or not running'}`);
+}
+
+export async function stackStatus(config: StackConfig = loadStackConfig()): Promise<PartStatus[]> {
+  return [
+    {
+      part: 'postgres',
+      address: redactedDatabaseUrl(config),
+      answers: await postgresAnswers(config.databaseUrl),
+      pid: runningPid(postgresProcess(config)),
+    },
+    {
+      part: 'kafka',
+      address: kafkaBrokers(config),
+      answers: await kafkaAnswers(config),
+      pid: runningPid(kafkaProcess(config)),
+      log: kafkaProcess(config).logFile,
+    },
+    {
+      part: 'registry',
+      address: registryUrl(config),
+      answers: await registryAnswers(config),
+      pid: runningPid(registryProcess(config)),
+      log: registryProcess(config).logFile,
+    },
+  ];
+}
+
+/** A port held by someone else would make our process fail obscurely; say so plainly instead. */
+async function refuseForeignPort(part: string, host: string, port: number, ourPid?: number) {
+  if (ourPid === undefined && (await portIsOpen(host, port))) {
+    throw new StackError(part, `port ${host}:${port} is already taken by a process the stack did not start; free it or set another port`);
+  }
+}
+
+function redactedDatabaseUrl(config: StackConfig): string {
+  const url = new URL(config.databaseUrl);
+  if (url.password) url.password = '***';
+  return url.toString();
+}
