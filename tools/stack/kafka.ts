@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
+import { kafkaAnswers as kafkaBrokersAnswer } from '@app/messaging';
 import { kafkaLibs } from './artifacts';
 import { managed, ManagedProcess, runningPid, startDetached, StackError, stopManaged, waitUntilReady } from './processes';
 import { kafkaBrokers, StackConfig } from './stack.config';
@@ -57,25 +57,8 @@ function ensureFormatted(config: StackConfig, propertiesFile: string, dataDir: s
   });
 }
 
-export async function kafkaAnswers(config: StackConfig): Promise<boolean> {
-  const kafka = new Kafka({
-    clientId: 'stack-probe',
-    brokers: [kafkaBrokers(config)],
-    logLevel: logLevel.NOTHING,
-    connectionTimeout: 1000,
-    requestTimeout: 2000,
-    retry: { retries: 0 },
-  });
-  const admin = kafka.admin();
-  try {
-    await admin.connect();
-    const cluster = await admin.describeCluster();
-    return cluster.brokers.length > 0 && cluster.controller !== null;
-  } catch {
-    return false;
-  } finally {
-    await admin.disconnect().catch(() => undefined);
-  }
+export function kafkaAnswers(config: StackConfig): Promise<boolean> {
+  return kafkaBrokersAnswer([kafkaBrokers(config)]);
 }
 
 export async function startKafka(config: StackConfig): Promise<'started' | 'already up'> {

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Client } from 'pg';
+import { createKnex, databaseAnswers, ensureDatabase } from '@app/database';
 import { managed, ManagedProcess, runningPid, startDetached, StackError, stopManaged, waitUntilReady } from './processes';
 import { StackConfig } from './stack.config';
 
@@ -20,15 +20,11 @@ export function jdbcUrl(url: URL): string {
 }
 
 export async function postgresAnswers(url: string): Promise<boolean> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  const db = createKnex(url, 1);
   try {
-    await client.connect();
-    await client.query('select 1');
-    return true;
-  } catch {
-    return false;
+    return await databaseAnswers(db);
   } finally {
-    await client.end().catch(() => undefined);
+    await db.destroy();
   }
 }
 
@@ -82,15 +78,8 @@ function postgresBinDir(): string {
 
 /** One database per service plus one for the registry, created when missing. */
 async function ensureDatabases(config: StackConfig): Promise<void> {
-  const client = new Client({ connectionString: config.databaseUrl });
-  await client.connect();
-  try {
-    for (const name of [config.registry.database, ...config.serviceDatabases]) {
-      const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
-      if (!rowCount) await client.query(`create database "${name}"`);
-    }
-  } finally {
-    await client.end();
+  for (const name of [config.registry.database, ...config.serviceDatabases]) {
+    await ensureDatabase(databaseUrlFor(config, name));
   }
 }
 

@@ -24,14 +24,16 @@ export async function stackUp(config: StackConfig = loadStackConfig(), report: (
     if (postgres === 'started') startedHere.push(() => stopPostgres(config));
     report(`postgres  ${postgres.padEnd(10)} ${redactedDatabaseUrl(config)}`);
 
-    ensureArtifacts(config);
+    // Refuse a port held by someone else before fetching or starting anything.
     await refuseForeignPort('kafka', config.kafka.host, config.kafka.port, runningPid(kafkaProcess(config)));
+    await refuseForeignPort('registry', config.registry.host, config.registry.port, runningPid(registryProcess(config)));
+    ensureArtifacts(config);
+
     startedHere.push(() => stopKafka(config));
     const kafka = await startKafka(config);
     if (kafka === 'already up') startedHere.pop();
     report(`kafka     ${kafka.padEnd(10)} ${kafkaBrokers(config)}  log ${kafkaProcess(config).logFile}`);
 
-    await refuseForeignPort('registry', config.registry.host, config.registry.port, runningPid(registryProcess(config)));
     startedHere.push(() => stopRegistry(config));
     const registry = await startRegistry(config);
     if (registry === 'already up') startedHere.pop();

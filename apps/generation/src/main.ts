@@ -1,0 +1,4 @@
+import { bootstrapService } from '@app/service';
+import { GenerationModule } from './generation.module';
+
+void bootstrapService(GenerationModule, 'generation');

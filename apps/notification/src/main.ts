@@ -1,0 +1,4 @@
+import { bootstrapService } from '@app/service';
+import { NotificationModule } from './notification.module';
+
+void bootstrapService(NotificationModule, 'notification');

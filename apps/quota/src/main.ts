@@ -1,0 +1,4 @@
+import { bootstrapService } from '@app/service';
+import { QuotaModule } from './quota.module';
+
+void bootstrapService(QuotaModule, 'quota');

@@ -1,0 +1,4 @@
+import { bootstrapService } from '@app/service';
+import { TasksModule } from './tasks.module';
+
+void bootstrapService(TasksModule, 'tasks');

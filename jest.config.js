@@ -1,0 +1,22 @@
+// Tiers by file suffix, each runnable alone with --selectProjects. `chaos` stops shared
+// infrastructure (the broker), so `npm test` runs it in a second, serial pass.
+const base = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': 'ts-jest' },
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  moduleNameMapper: { '^@app/(.*)$': '<rootDir>/libs/$1/src' },
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.stack/'],
+};
+
+const needsStack = { globalSetup: '<rootDir>/test/support/global-setup.ts' };
+
+module.exports = {
+  maxWorkers: 2,
+  projects: [
+    { ...base, displayName: 'unit', testMatch: ['**/*.unit.spec.ts'] },
+    { ...base, ...needsStack, displayName: 'int', testMatch: ['**/*.int.spec.ts'], testTimeout: 60_000 },
+    { ...base, ...needsStack, displayName: 'e2e', testMatch: ['**/*.e2e.spec.ts'], testTimeout: 120_000 },
+    { ...base, ...needsStack, displayName: 'chaos', testMatch: ['**/*.chaos.spec.ts'], testTimeout: 180_000 },
+  ],
+};

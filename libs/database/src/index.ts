@@ -1,0 +1,3 @@
+export * from './ensure-database';
+export * from './knex';
+export * from './migrations';

@@ -1,0 +1,17 @@
+import knex, { Knex } from 'knex';
+
+export const KNEX = Symbol('KNEX');
+
+export function createKnex(url: string, poolMax = 10): Knex {
+  return knex({ client: 'pg', connection: url, pool: { min: 0, max: poolMax } });
+}
+
+/** True when the server answers a query within the timeout; used by health checks and the stack. */
+export async function databaseAnswers(db: Knex, timeoutMs = 2000): Promise<boolean> {
+  try {
+    await db.raw('select 1').timeout(timeoutMs, { cancel: true });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,3 @@
+export * from './envelope';
+export * from './event-types';
+export * from './schemas';

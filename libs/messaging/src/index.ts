@@ -1,0 +1,3 @@
+export * from './kafka.client';
+export * from './event.codec';
+export * from './topics';

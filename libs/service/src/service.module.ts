@@ -1,0 +1,45 @@
+import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import type { Knex } from 'knex';
+import { loadServiceConfig, SERVICE_CONFIG, ServiceConfig, ServiceName } from '@app/config';
+import { createKnex, ensureDatabase, KNEX, Migration, migrateToLatest } from '@app/database';
+import { HealthModule } from '@app/health';
+
+export interface ServiceOptions {
+  service: ServiceName;
+  migrations: Migration[];
+}
+
+/**
+ * What every service has: its validated config, its own database (created and migrated at boot)
+ * and GET /health. Global, so a service's handlers can inject SERVICE_CONFIG and KNEX directly.
+ */
+@Module({})
+export class ServiceModule implements OnApplicationShutdown {
+  constructor(@Inject(KNEX) private readonly knex: Knex) {}
+
+  static forRoot(options: ServiceOptions): DynamicModule {
+    return {
+      module: ServiceModule,
+      global: true,
+      imports: [HealthModule],
+      providers: [
+        { provide: SERVICE_CONFIG, useFactory: () => loadServiceConfig(options.service) },
+        {
+          provide: KNEX,
+          inject: [SERVICE_CONFIG],
+          useFactory: async (config: ServiceConfig) => {
+            await ensureDatabase(config.databaseUrl);
+            const knex = createKnex(config.databaseUrl);
+            await migrateToLatest(knex, options.migrations);
+            return knex;
+          },
+        },
+      ],
+      exports: [SERVICE_CONFIG, KNEX],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.knex.destroy();
+  }
+}

@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { defaults } from '@app/config';
+import { TaskRequested } from '@app/events';
+import { createKafka, ensureTopics, EventCodec } from '@app/messaging';
+import { uniqueSuffix } from './support/unique';
+import { waitFor } from './support/wait-for';
+
+describe('an Avro event on the real broker and registry', () => {
+  const prefix = `t${uniqueSuffix()}.`;
+  const kafka = createKafka('avro-round-trip', [defaults.kafkaBrokers]);
+  const codec = new EventCodec(defaults.schemaRegistryUrl, prefix);
+  const producer = kafka.producer({ idempotent: true });
+  const consumer = kafka.consumer({ groupId: `${prefix}round-trip` });
+
+  afterAll(async () => {
+    await consumer.disconnect();
+    await producer.disconnect();
+  });
+
+  it('is produced Confluent-framed under <topic>-value and consumed back decoded, equal to what was sent', async () => {
+    // Given
+    const topic = codec.topicFor('TaskRequested');
+    await ensureTopics(kafka, [{ topic }]);
+    const event: TaskRequested = {
+      eventId: randomUUID(),
+      eventType: 'TaskRequested',
+      occurredAt: Date.now(),
+      taskId: randomUUID(),
+      userId: 'user-1',
+      correlationId: randomUUID(),
+      causationId: null,
+      producer: 'avro-round-trip-test',
+      idempotencyKey: 'key-1',
+      reportType: 'summary',
+      input: JSON.stringify({ text: 'hello' }),
+    };
+    const received: Buffer[] = [];
+    await consumer.connect();
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => void received.push(message.value as Buffer) });
+
+    // When
+    await producer.connect();
+    const value = await codec.encode(event);
+    await producer.send({ topic, acks: -1, messages: [{ key: event.taskId, value }] });
+
+    // Then
+    const [bytes] = await waitFor(() => received.length > 0 && received, { what: 'the event to be consumed' });
+    expect(bytes[0]).toBe(0); // Confluent magic byte, then a 4-byte schema id
+    expect(bytes.readInt32BE(1)).toBe(await codec.schemaId('TaskRequested'));
+    expect(await codec.decode(bytes)).toEqual(event);
+    const subjects = await (await fetch(`${defaults.schemaRegistryUrl}/subjects`)).json();
+    expect(subjects).toContain(`${topic}-value`);
+  });
+});

@@ -1,0 +1,50 @@
+import type { Knex } from 'knex';
+import { ServiceName } from '@app/config';
+import { createKnex, ensureDatabase, Migration, migrateToLatest, rollbackAll } from '@app/database';
+import { generationMigrations } from '../apps/generation/src/migrations';
+import { notificationMigrations } from '../apps/notification/src/migrations';
+import { quotaMigrations } from '../apps/quota/src/migrations';
+import { tasksMigrations } from '../apps/tasks/src/migrations';
+import { TestEnv } from './support/test-env';
+
+const services: Array<[ServiceName, Migration[], string[]]> = [
+  ['tasks', tasksMigrations, ['tasks', 'task_timeline', 'idempotency_keys']],
+  ['quota', quotaMigrations, ['quota_accounts', 'quota_ledger']],
+  ['generation', generationMigrations, ['generation_jobs', 'generation_attempts']],
+  ['notification', notificationMigrations, ['notifications', 'webhooks']],
+];
+
+async function tablesOf(knex: Knex): Promise<string[]> {
+  const { rows } = await knex.raw<{ rows: Array<{ tablename: string }> }>(
+    `select tablename from pg_tables where schemaname = 'public' and tablename not like 'knex_%' order by tablename`,
+  );
+  return rows.map((r) => r.tablename);
+}
+
+describe('each service migrates its own database', () => {
+  const env = new TestEnv();
+  afterAll(() => env.dropDatabases(services.map(([name]) => name)));
+
+  it.each(services)('%s runs its migrations up, all the way down, and up again', async (service, migrations, tables) => {
+    // Given an empty database of its own
+    await ensureDatabase(env.databaseUrl(service));
+    const knex = createKnex(env.databaseUrl(service));
+    try {
+      // When migrated up
+      await migrateToLatest(knex, migrations);
+      // Then its tables exist
+      expect(await tablesOf(knex)).toEqual([...tables].sort());
+
+      // When rolled all the way down
+      await rollbackAll(knex, migrations);
+      // Then none is left
+      expect(await tablesOf(knex)).toEqual([]);
+
+      // And it can be migrated up again
+      await migrateToLatest(knex, migrations);
+      expect(await tablesOf(knex)).toEqual([...tables].sort());
+    } finally {
+      await knex.destroy();
+    }
+  });
+});

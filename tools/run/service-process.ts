@@ -1,0 +1,75 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import * as path from 'node:path';
+import type { ServiceName } from '@app/config';
+
+const rootDir = path.resolve(__dirname, '..', '..');
+
+/** A built service (`dist/apps/<name>/main.js`) running as its own process. */
+export interface RunningService {
+  name: ServiceName;
+  port: number;
+  child: ChildProcess;
+  /** Everything it printed so far, for failure messages. */
+  output: () => string;
+}
+
+export function serviceEntry(name: ServiceName): string {
+  return path.join(rootDir, 'dist', 'apps', name, 'main.js');
+}
+
+export function startService(
+  name: ServiceName,
+  port: number,
+  env: NodeJS.ProcessEnv,
+  onLine: (line: string) => void = () => undefined,
+): RunningService {
+  const child = spawn(process.execPath, [serviceEntry(name)], {
+    cwd: rootDir,
+    env: { ...process.env, ...env, [`${name.toUpperCase()}_PORT`]: String(port), NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  const collect = (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n').filter(Boolean)) {
+      lines.push(line);
+      if (lines.length > 500) lines.shift();
+      onLine(line);
+    }
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  return { name, port, child, output: () => lines.join('\n') };
+}
+
+export async function healthStatus(port: number): Promise<number | undefined> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(5000) });
+    return response.status;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resolves when /health answers `expected`; rejects with the service's output if it exits or times out. */
+export async function waitForHealth(service: RunningService, expected = 200, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (service.child.exitCode !== null || service.child.signalCode !== null) {
+      throw new Error(`${service.name} exited (${service.child.exitCode ?? service.child.signalCode}):\n${service.output()}`);
+    }
+    if ((await healthStatus(service.port)) === expected) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${service.name} /health did not answer ${expected} within ${timeoutMs / 1000}s:\n${service.output()}`);
+}
+
+/** SIGTERM (graceful shutdown), then SIGKILL if it lingers; `signal` may ask for a hard kill at once. */
+export async function stopService(service: RunningService, signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<void> {
+  const { child } = service;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
