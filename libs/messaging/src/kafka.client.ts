@@ -1,7 +1,25 @@
-import { Kafka, KafkaConfig, logLevel } from 'kafkajs';
+import { Logger } from '@nestjs/common';
+import { Kafka, KafkaConfig, logCreator, logLevel } from 'kafkajs';
+
+const logger = new Logger('kafkajs');
+
+/**
+ * kafkajs logs through Nest's logger. Error responses that kafkajs retries by itself (a coordinator
+ * still loading, a leader moving) are debug noise, not errors; so is its v2 partitioner notice.
+ */
+const kafkaLogCreator: logCreator = () => ({ namespace, level, log }) => {
+  const { message, timestamp: _timestamp, logger: _name, ...extra } = log;
+  if (message.includes('switched default partitioner')) return;
+  const line = `${namespace ? `${namespace}: ` : ''}${message} ${JSON.stringify(extra)}`;
+  if (namespace === 'Connection' && message.startsWith('Response')) return logger.debug(line);
+  if (level === logLevel.ERROR) return logger.error(line);
+  if (level === logLevel.WARN) return logger.warn(line);
+  if (level === logLevel.INFO) return logger.log(line);
+  return logger.debug(line);
+};
 
 export function createKafka(clientId: string, brokers: string[], overrides: Partial<KafkaConfig> = {}): Kafka {
-  return new Kafka({ clientId, brokers, logLevel: logLevel.WARN, ...overrides });
+  return new Kafka({ clientId, brokers, logLevel: logLevel.WARN, logCreator: kafkaLogCreator, ...overrides });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { loadServiceConfig, SERVICE_CONFIG, ServiceConfig, ServiceName } from '@app/config';
 import { createKnex, ensureDatabase, KNEX, Migration, migrateToLatest } from '@app/database';
@@ -15,6 +15,8 @@ export interface ServiceOptions {
  */
 @Module({})
 export class ServiceModule implements OnApplicationShutdown {
+  private readonly logger = new Logger('service');
+
   constructor(@Inject(KNEX) private readonly knex: Knex) {}
 
   static forRoot(options: ServiceOptions): DynamicModule {
@@ -39,7 +41,8 @@ export class ServiceModule implements OnApplicationShutdown {
     };
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async onApplicationShutdown(signal?: string): Promise<void> {
     await this.knex.destroy();
+    this.logger.log(`stopped cleanly${signal ? ` on ${signal}` : ''}`);
   }
 }

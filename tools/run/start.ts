@@ -1,0 +1,3 @@
+import { runPlatform } from './run-platform';
+
+runPlatform();

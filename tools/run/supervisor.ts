@@ -1,0 +1,50 @@
+import { loadServiceConfig, ServiceName, serviceNames } from '@app/config';
+import { RunningService, startService, stopService, waitForHealth } from './service-process';
+
+const restartDelayMs = 1000;
+
+/**
+ * Runs the four services in the foreground: their output prefixed by name, a crashed service
+ * restarted after a pause, and all of them stopped gracefully on Ctrl-C or SIGTERM.
+ */
+export class Supervisor {
+  private readonly running = new Map<ServiceName, RunningService>();
+  private stopping = false;
+
+  constructor(private readonly print: (line: string) => void) {}
+
+  async startAll(): Promise<RunningService[]> {
+    const services = serviceNames.map((name) => this.launch(name));
+    await Promise.all(services.map((s) => waitForHealth(s)));
+    return services;
+  }
+
+  async stopAll(): Promise<void> {
+    this.stopping = true;
+    await Promise.all([...this.running.values()].map((s) => stopService(s)));
+  }
+
+  /** Resolves when SIGINT or SIGTERM arrives and every service has stopped. */
+  untilSignalled(): Promise<void> {
+    return new Promise((resolve) => {
+      const onSignal = (signal: NodeJS.Signals) => {
+        this.print(`${signal}: stopping the services`);
+        void this.stopAll().then(resolve);
+      };
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+    });
+  }
+
+  private launch(name: ServiceName): RunningService {
+    const { port } = loadServiceConfig(name);
+    const service = startService(name, port, {}, (line) => this.print(`[${name.padEnd(12)}] ${line}`));
+    this.running.set(name, service);
+    service.child.once('exit', (code, signal) => {
+      if (this.stopping) return;
+      this.print(`[${name.padEnd(12)}] exited (${code ?? signal}); restarting in ${restartDelayMs} ms`);
+      setTimeout(() => !this.stopping && this.launch(name), restartDelayMs);
+    });
+    return service;
+  }
+}
