@@ -7,6 +7,7 @@ const base = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: { '^@app/(.*)$': '<rootDir>/libs/$1/src' },
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.stack/'],
+  setupFiles: ['<rootDir>/test/support/quiet-logs.ts'],
 };
 
 const needsStack = { globalSetup: '<rootDir>/test/support/global-setup.ts' };

@@ -1,1 +1,2 @@
 export * from './service.config';
+export * from './log-levels';
