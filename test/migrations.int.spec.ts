@@ -8,10 +8,10 @@ import { tasksMigrations } from '../apps/tasks/src/migrations';
 import { TestEnv } from './support/test-env';
 
 const services: Array<[ServiceName, Migration[], string[]]> = [
-  ['tasks', tasksMigrations, ['tasks', 'task_timeline', 'idempotency_keys']],
-  ['quota', quotaMigrations, ['quota_accounts', 'quota_ledger']],
-  ['generation', generationMigrations, ['generation_jobs', 'generation_attempts']],
-  ['notification', notificationMigrations, ['notifications', 'webhooks']],
+  ['tasks', tasksMigrations, ['inbox', 'outbox', 'tasks', 'task_timeline', 'idempotency_keys']],
+  ['quota', quotaMigrations, ['inbox', 'outbox', 'quota_accounts', 'quota_ledger']],
+  ['generation', generationMigrations, ['inbox', 'outbox', 'generation_jobs', 'generation_attempts']],
+  ['notification', notificationMigrations, ['inbox', 'outbox', 'notifications', 'webhooks']],
 ];
 
 async function tablesOf(knex: Knex): Promise<string[]> {

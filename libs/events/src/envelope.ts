@@ -1,4 +1,4 @@
-import type { EventType } from './event-types';
+import type { DomainEvent, EventType } from './generated/event-types';
 
 /** The fields every event carries; `occurredAt` is epoch milliseconds (Avro timestamp-millis). */
 export interface Envelope<T extends EventType = EventType> {
@@ -23,11 +23,7 @@ export const envelopeFields = [
   'producer',
 ] as const;
 
-export interface TaskRequested extends Envelope<'TaskRequested'> {
-  idempotencyKey: string | null;
-  reportType: string;
-  /** JSON object text */
-  input: string;
-}
+export type EventOf<T extends EventType> = Extract<DomainEvent, { eventType: T }>;
 
-export type DomainEvent = TaskRequested;
+/** An event's own fields, without the envelope: what a handler decides. */
+export type EventBody<T extends EventType> = Omit<EventOf<T>, keyof Envelope>;

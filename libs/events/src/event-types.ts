@@ -1,6 +1,4 @@
-/** Every event of the system: past-tense names, one Avro schema and one topic each. */
-export const eventTypes = ['TaskRequested'] as const;
-export type EventType = (typeof eventTypes)[number];
+import { eventTypes, EventType } from './generated/event-types';
 
 export function isEventType(value: string): value is EventType {
   return (eventTypes as readonly string[]).includes(value);

@@ -1,4 +1,5 @@
-import { eventTypes, subjectFor, topicFor } from './event-types';
+import { eventTypes } from './generated/event-types';
+import { subjectFor, topicFor } from './event-types';
 import { envelopeFields } from './envelope';
 import { loadSchema } from './schemas';
 

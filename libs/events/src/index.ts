@@ -1,3 +1,5 @@
 export * from './envelope';
 export * from './event-types';
+export * from './generated/event-types';
 export * from './schemas';
+export * from './new-event';

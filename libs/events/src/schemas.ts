@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { EventType } from './event-types';
+import type { EventType } from './generated/event-types';
 
 export interface AvroRecordSchema {
   type: 'record';

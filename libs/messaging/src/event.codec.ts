@@ -1,5 +1,6 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { DomainEvent, EventType, isEventType, loadSchema, subjectFor, topicFor } from '@app/events';
+import { isInfrastructureError, PlatformError } from './errors';
 
 /**
  * Confluent-framed Avro for every event: the value is the magic byte, the schema id, then the Avro
@@ -11,7 +12,7 @@ export class EventCodec {
 
   constructor(
     registryUrl: string,
-    private readonly topicPrefix = '',
+    readonly topicPrefix = '',
   ) {
     this.registry = new SchemaRegistry({ host: registryUrl });
   }
@@ -40,9 +41,21 @@ export class EventCodec {
     return this.registry.encode(await this.schemaId(event.eventType), event);
   }
 
-  async decode(value: Buffer): Promise<DomainEvent> {
-    const decoded = (await this.registry.decode(value)) as DomainEvent;
-    if (!isEventType(decoded.eventType)) throw new Error(`unknown eventType "${decoded.eventType}"`);
+  /**
+   * Bytes that are not a framed event of ours fail with DECODE_FAILED or UNKNOWN_SCHEMA (the message
+   * is at fault); a registry that cannot be reached fails as an infrastructure error (it is not).
+   */
+  async decode(value: Buffer | null): Promise<DomainEvent> {
+    if (!value) throw new PlatformError('DECODE_FAILED', 'message has no value');
+    let decoded: DomainEvent;
+    try {
+      decoded = (await this.registry.decode(value)) as DomainEvent;
+    } catch (error) {
+      if (isInfrastructureError(error)) throw error;
+      const unknownSchema = (error as { status?: number }).status === 404;
+      throw new PlatformError(unknownSchema ? 'UNKNOWN_SCHEMA' : 'DECODE_FAILED', (error as Error).message, { cause: error });
+    }
+    if (!isEventType(decoded.eventType)) throw new PlatformError('DECODE_FAILED', `unknown eventType "${decoded.eventType}"`);
     return { ...decoded };
   }
 }

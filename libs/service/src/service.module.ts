@@ -1,17 +1,22 @@
-import { DynamicModule, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { DynamicModule, Inject, Logger, Module, OnApplicationShutdown, Type } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { loadServiceConfig, SERVICE_CONFIG, ServiceConfig, ServiceName } from '@app/config';
 import { createKnex, ensureDatabase, KNEX, Migration, migrateToLatest } from '@app/database';
 import { HealthModule } from '@app/health';
+import { HandlerSource, MessagingModule } from '@app/messaging';
 
 export interface ServiceOptions {
   service: ServiceName;
+  /** All of the service's migrations, the messaging tables (outbox, inbox) among them. */
   migrations: Migration[];
+  /** The events the service reacts to, if any. */
+  handlers?: Type<HandlerSource>;
 }
 
 /**
- * What every service has: its validated config, its own database (created and migrated at boot)
- * and GET /health. Global, so a service's handlers can inject SERVICE_CONFIG and KNEX directly.
+ * What every service has: its validated config, its own database (created and migrated at boot),
+ * messaging (outbox relay, and its consumer when it has handlers) and GET /health. Global, so a
+ * service's handlers can inject SERVICE_CONFIG and KNEX directly.
  */
 @Module({})
 export class ServiceModule implements OnApplicationShutdown {
@@ -23,7 +28,7 @@ export class ServiceModule implements OnApplicationShutdown {
     return {
       module: ServiceModule,
       global: true,
-      imports: [HealthModule],
+      imports: [HealthModule, MessagingModule.forRoot(options.handlers)],
       providers: [
         { provide: SERVICE_CONFIG, useFactory: () => loadServiceConfig(options.service) },
         {

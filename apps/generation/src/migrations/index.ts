@@ -1,5 +1,6 @@
 import type { Migration } from '@app/database';
+import { messagingTables } from '@app/messaging';
 import { generationTables } from './001-generation';
 
-/** In order; append new migrations, never edit applied ones. */
-export const generationMigrations: Migration[] = [generationTables];
+/** In order, the outbox and inbox first; append new migrations, never edit applied ones. */
+export const generationMigrations: Migration[] = [messagingTables, generationTables];

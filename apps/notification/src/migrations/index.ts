@@ -1,5 +1,6 @@
 import type { Migration } from '@app/database';
+import { messagingTables } from '@app/messaging';
 import { notificationTables } from './001-notification';
 
-/** In order; append new migrations, never edit applied ones. */
-export const notificationMigrations: Migration[] = [notificationTables];
+/** In order, the outbox and inbox first; append new migrations, never edit applied ones. */
+export const notificationMigrations: Migration[] = [messagingTables, notificationTables];

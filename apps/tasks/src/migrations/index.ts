@@ -1,5 +1,6 @@
 import type { Migration } from '@app/database';
+import { messagingTables } from '@app/messaging';
 import { tasksTables } from './001-tasks';
 
-/** In order; append new migrations, never edit applied ones. */
-export const tasksMigrations: Migration[] = [tasksTables];
+/** In order, the outbox and inbox first; append new migrations, never edit applied ones. */
+export const tasksMigrations: Migration[] = [messagingTables, tasksTables];

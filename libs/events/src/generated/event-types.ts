@@ -1,0 +1,105 @@
+// Generated from schemas/*.avsc by `npm run codegen`; do not edit. A unit test fails when it drifts.
+import type { Envelope } from '../envelope';
+
+export const eventTypes = ['GenerationFailed', 'GenerationRetryScheduled', 'GenerationStarted', 'GenerationSucceeded', 'NotificationSent', 'QuotaDebited', 'QuotaRefunded', 'QuotaRejected', 'TaskCompleted', 'TaskFailed', 'TaskRejected', 'TaskRequested'] as const;
+export type EventType = (typeof eventTypes)[number];
+
+/** A permanent error, or the retries are spent. Triggers the quota refund. */
+export interface GenerationFailed extends Envelope<'GenerationFailed'> {
+  attempts: number;
+  /** PERMANENT, RETRIES_EXHAUSTED or TIMED_OUT */
+  errorClass: string;
+  errorCode: string;
+  reason: string;
+}
+
+/** An attempt failed transiently; the next one is scheduled. */
+export interface GenerationRetryScheduled extends Envelope<'GenerationRetryScheduled'> {
+  /** The attempt that failed. */
+  attempt: number;
+  nextAttemptAt: number;
+  errorCode: string;
+  reason: string;
+}
+
+/** An attempt to generate the report began. */
+export interface GenerationStarted extends Envelope<'GenerationStarted'> {
+  /** 1 for the first attempt. */
+  attempt: number;
+}
+
+/** The report is stored. */
+export interface GenerationSucceeded extends Envelope<'GenerationSucceeded'> {
+  attempt: number;
+  reportRef: string;
+}
+
+/** The user was told of a task's outcome (once per outcome). */
+export interface NotificationSent extends Envelope<'NotificationSent'> {
+  /** TaskCompleted or TaskFailed */
+  outcome: string;
+  /** inbox or webhook */
+  channel: string;
+}
+
+/** One quota unit was taken for this task (at most once per taskId). */
+export interface QuotaDebited extends Envelope<'QuotaDebited'> {
+  amount: number;
+  balanceAfter: number;
+}
+
+/** Compensation: the debit for this task was given back (at most once per taskId). */
+export interface QuotaRefunded extends Envelope<'QuotaRefunded'> {
+  amount: number;
+  balanceAfter: number;
+}
+
+/** Not enough quota: a permanent refusal, nothing to compensate. */
+export interface QuotaRejected extends Envelope<'QuotaRejected'> {
+  /** INSUFFICIENT_QUOTA */
+  reason: string;
+  balance: number;
+}
+
+/** Terminal success of a task. */
+export interface TaskCompleted extends Envelope<'TaskCompleted'> {
+  reportRef: string;
+}
+
+/** Terminal failure of a task, with the reason the user is told. */
+export interface TaskFailed extends Envelope<'TaskFailed'> {
+  reason: string;
+  errorCode: string;
+  /** True when a quota debit was refunded. */
+  compensated: boolean;
+}
+
+/** An outside TaskRequested reused an idempotency key with other content. */
+export interface TaskRejected extends Envelope<'TaskRejected'> {
+  /** KEY_REUSED */
+  reason: string;
+  idempotencyKey: null | string;
+}
+
+/** A user asked for a report. Published by the tasks service (POST /tasks) or by any outside producer. */
+export interface TaskRequested extends Envelope<'TaskRequested'> {
+  /** The submitter's key, scoped per user. */
+  idempotencyKey: null | string;
+  reportType: string;
+  /** The report's input as a JSON object text. */
+  input: string;
+}
+
+export type DomainEvent =
+  | GenerationFailed
+  | GenerationRetryScheduled
+  | GenerationStarted
+  | GenerationSucceeded
+  | NotificationSent
+  | QuotaDebited
+  | QuotaRefunded
+  | QuotaRejected
+  | TaskCompleted
+  | TaskFailed
+  | TaskRejected
+  | TaskRequested;

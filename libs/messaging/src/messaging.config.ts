@@ -1,0 +1,34 @@
+import { BackoffPolicy, parseDuration } from './backoff';
+
+export interface MessagingConfig {
+  topicPartitions: number;
+  relay: { batchSize: number; pollIntervalMs: number; retentionMs: number };
+  consumer: { maxAttempts: number; retryBackoff: BackoffPolicy };
+  /** Undefined keeps inbox rows forever (the default): topics are replayable, so the inbox must remember. */
+  inboxRetentionMs?: number;
+}
+
+/** Messaging settings from the environment, each with a production default; tests shorten them. */
+export function loadMessagingConfig(env: NodeJS.ProcessEnv = process.env): MessagingConfig {
+  const int = (name: string, fallback: number, min = 1) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min}, got "${raw}"`);
+    return value;
+  };
+  const duration = (name: string, fallback: string) => parseDuration(env[name] || fallback);
+  return {
+    topicPartitions: int('TOPIC_PARTITIONS', 3),
+    relay: {
+      batchSize: int('OUTBOX_BATCH_SIZE', 100),
+      pollIntervalMs: duration('OUTBOX_POLL_INTERVAL', '1s'),
+      retentionMs: duration('OUTBOX_RETENTION', '168h'),
+    },
+    consumer: {
+      maxAttempts: int('CONSUMER_MAX_ATTEMPTS', 3),
+      retryBackoff: { initialMs: duration('CONSUMER_RETRY_INITIAL', '200ms'), maxMs: duration('CONSUMER_RETRY_MAX', '5s'), jitter: 0.2 },
+    },
+    inboxRetentionMs: env.INBOX_RETENTION ? parseDuration(env.INBOX_RETENTION) : undefined,
+  };
+}

@@ -1,0 +1,94 @@
+import { BeforeApplicationShutdown, DynamicModule, Inject, Logger, Module, OnApplicationBootstrap, Optional, Type } from '@nestjs/common';
+import type { Knex } from 'knex';
+import type { Kafka } from 'kafkajs';
+import { SERVICE_CONFIG, ServiceConfig } from '@app/config';
+import { KNEX } from '@app/database';
+import { eventTypes } from '@app/events';
+import { EventCodec } from './event.codec';
+import { ConsumerRunner } from './inbox/consumer.runner';
+import { EventHandlers } from './inbox/event-handlers';
+import { pruneInbox } from './inbox/prune-inbox';
+import { createKafka } from './kafka.client';
+import { loadMessagingConfig, MessagingConfig } from './messaging.config';
+import { OutboxRelay } from './outbox/outbox.relay';
+import { ensureTopics } from './topics';
+
+export const KAFKA = Symbol('KAFKA');
+export const MESSAGING_CONFIG = Symbol('MESSAGING_CONFIG');
+
+/** A service's handlers, as an injectable so that they can use the service's own providers. */
+export interface HandlerSource {
+  handlers(): EventHandlers;
+}
+
+/**
+ * Every service's messaging: the event topics provisioned, the outbox relay running, and, when the
+ * service reacts to events, its consumer. Stopped before the database closes.
+ */
+@Module({})
+export class MessagingModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('messaging');
+  private inboxPruning?: NodeJS.Timeout;
+
+  static forRoot(handlers?: Type<HandlerSource>): DynamicModule {
+    const consumerProviders = handlers
+      ? [
+          handlers,
+          {
+            provide: ConsumerRunner,
+            inject: [KNEX, KAFKA, EventCodec, MESSAGING_CONFIG, SERVICE_CONFIG, handlers],
+            useFactory: (knex: Knex, kafka: Kafka, codec: EventCodec, messaging: MessagingConfig, config: ServiceConfig, source: HandlerSource) =>
+              new ConsumerRunner(knex, kafka, codec, {
+                name: config.service,
+                handlers: source.handlers(),
+                topicPartitions: messaging.topicPartitions,
+                ...messaging.consumer,
+              }),
+          },
+        ]
+      : [];
+    return {
+      module: MessagingModule,
+      providers: [
+        { provide: MESSAGING_CONFIG, useFactory: () => loadMessagingConfig() },
+        { provide: EventCodec, inject: [SERVICE_CONFIG], useFactory: (c: ServiceConfig) => new EventCodec(c.schemaRegistryUrl, c.topicPrefix) },
+        { provide: KAFKA, inject: [SERVICE_CONFIG], useFactory: (c: ServiceConfig) => createKafka(c.service, c.kafkaBrokers) },
+        {
+          provide: OutboxRelay,
+          inject: [KNEX, KAFKA, EventCodec, MESSAGING_CONFIG],
+          useFactory: (knex: Knex, kafka: Kafka, codec: EventCodec, messaging: MessagingConfig) => new OutboxRelay(knex, kafka, codec, messaging.relay),
+        },
+        ...consumerProviders,
+      ],
+      exports: [EventCodec, KAFKA, MESSAGING_CONFIG, ...(handlers ? [ConsumerRunner] : [])],
+    };
+  }
+
+  constructor(
+    @Inject(KNEX) private readonly knex: Knex,
+    @Inject(KAFKA) private readonly kafka: Kafka,
+    @Inject(MESSAGING_CONFIG) private readonly config: MessagingConfig,
+    private readonly codec: EventCodec,
+    private readonly relay: OutboxRelay,
+    @Optional() private readonly consumer?: ConsumerRunner,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const topics = eventTypes.map((type) => ({ topic: this.codec.topicFor(type), partitions: this.config.topicPartitions }));
+    await ensureTopics(this.kafka, topics);
+    await this.relay.start();
+    await this.consumer?.start();
+    const retention = this.config.inboxRetentionMs;
+    if (retention !== undefined) {
+      this.inboxPruning = setInterval(() => {
+        pruneInbox(this.knex, retention).catch((error) => this.logger.warn(`inbox pruning failed: ${(error as Error).message}`));
+      }, Math.min(retention, 3_600_000));
+    }
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.inboxPruning);
+    await this.consumer?.stop();
+    await this.relay.stop();
+  }
+}

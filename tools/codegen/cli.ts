@@ -1,0 +1,8 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { readSchemas, renderEventTypes } from './render-event-types';
+
+const root = path.resolve(__dirname, '..', '..');
+const target = path.join(root, 'libs', 'events', 'src', 'generated', 'event-types.ts');
+fs.writeFileSync(target, renderEventTypes(readSchemas(path.join(root, 'schemas'))));
+process.stdout.write(`wrote ${path.relative(root, target)}\n`);
