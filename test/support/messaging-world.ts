@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { defaults } from '@app/config';
+import { createKnex, ensureDatabase, Migration, migrateToLatest } from '@app/database';
+import { DomainEvent, eventTypes, newEvent } from '@app/events';
+import {
+  ConsumerRunner,
+  createKafka,
+  ensureTopics,
+  EventCodec,
+  EventHandlers,
+  messagingTables,
+  OutboxRelay,
+  RelayOptions,
+} from '@app/messaging';
+import { TestEnv } from './test-env';
+
+/** A table a test handler writes to, with no unique key, so that a doubled effect would show. */
+export const effectsTable: Migration = {
+  name: 'test-effects',
+  up: (knex) => knex.schema.createTable('effects', (t) => {
+    t.bigIncrements('id');
+    t.uuid('event_id').notNullable();
+    t.text('note');
+  }),
+  down: (knex) => knex.schema.dropTable('effects'),
+};
+
+/**
+ * The real broker, registry and a database of its own for one test file: the messaging tables
+ * migrated, every event topic created behind a unique prefix.
+ */
+export class MessagingWorld {
+  readonly env = new TestEnv();
+  readonly databaseUrl = this.env.databaseUrl('quota');
+  readonly kafka = createKafka('test', [defaults.kafkaBrokers]);
+  readonly codec = new EventCodec(defaults.schemaRegistryUrl, this.env.topicPrefix);
+  readonly db: Knex = createKnex(this.databaseUrl);
+  private readonly closers: Array<() => Promise<unknown>> = [];
+
+  async setup(): Promise<this> {
+    await ensureDatabase(this.databaseUrl);
+    await migrateToLatest(this.db, [messagingTables, effectsTable]);
+    await ensureTopics(this.kafka, eventTypes.map((type) => ({ topic: this.codec.topicFor(type) })));
+    return this;
+  }
+
+  async relay(options: Partial<RelayOptions> = {}, db: Knex = this.db): Promise<OutboxRelay> {
+    const relay = new OutboxRelay(db, this.kafka, this.codec, { batchSize: 100, pollIntervalMs: 200, retentionMs: 3_600_000, ...options });
+    await relay.start();
+    this.closers.push(() => relay.stop());
+    return relay;
+  }
+
+  async consumer(handlers: EventHandlers, options: { name?: string; maxAttempts?: number } = {}): Promise<ConsumerRunner> {
+    const runner = new ConsumerRunner(this.db, this.kafka, this.codec, {
+      name: options.name ?? 'test-consumer',
+      handlers,
+      maxAttempts: options.maxAttempts ?? 3,
+      retryBackoff: { initialMs: 20, maxMs: 100, jitter: 0.2 },
+      topicPartitions: 3,
+    });
+    await runner.start();
+    this.closers.push(() => runner.stop());
+    return runner;
+  }
+
+  onTeardown(close: () => Promise<unknown>): void {
+    this.closers.push(close);
+  }
+
+  async teardown(): Promise<void> {
+    for (const close of this.closers.reverse()) await close().catch(() => undefined);
+    await this.db.destroy();
+    await this.env.dropDatabases(['quota']);
+  }
+}
+
+/** A valid TaskRequested for `taskId`, with `note` in its input to tell events apart. */
+export function taskRequested(taskId: string = randomUUID(), note = ''): DomainEvent {
+  return newEvent(
+    'TaskRequested',
+    { idempotencyKey: null, reportType: 'summary', input: JSON.stringify({ note }) },
+    { taskId, userId: 'user-1', correlationId: randomUUID(), causationId: null },
+    'test',
+  );
+}
