@@ -79,7 +79,7 @@ describe('the outbox and its relay', () => {
     const secondPool = createKnex(world.databaseUrl);
     world.onTeardown(() => secondPool.destroy());
     await world.relay({ batchSize: 7 }, secondPool);
-    const keys = Array.from({ length: 10 }, () => randomUUID());
+    const keys: string[] = Array.from({ length: 10 }, () => randomUUID());
 
     // When two writers each write 250 events over their own 5 keys, concurrently, one event per transaction
     const write = async (pool: typeof secondPool, writerKeys: string[]) => {

@@ -41,6 +41,7 @@ export class ConsumerRunner {
   private readonly logger: Logger;
   private readonly consumer: Consumer;
   private readonly producer: Producer;
+  private assignment: Record<string, number[]> = {};
 
   constructor(
     private readonly knex: Knex,
@@ -52,6 +53,14 @@ export class ConsumerRunner {
     this.logger = new Logger(`consumer ${options.name}`);
     this.consumer = kafka.consumer({ groupId: this.groupId, allowAutoTopicCreation: false });
     this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
+      this.assignment = payload.memberAssignment;
+    });
+  }
+
+  /** How many partitions this instance was given at its last group join. */
+  assignedPartitions(): number {
+    return Object.values(this.assignment).reduce((sum, partitions) => sum + partitions.length, 0);
   }
 
   get deadLetterTopic(): string {
