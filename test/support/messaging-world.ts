@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { defaults } from '@app/config';
-import { createKnex, ensureDatabase, Migration, migrateToLatest } from '@app/database';
+import { createKnex, ensureDatabase, migrateToLatest } from '@app/database';
 import { DomainEvent, eventTypes, newEvent } from '@app/events';
 import {
   ConsumerRunner,
@@ -15,16 +15,17 @@ import {
 } from '@app/messaging';
 import { TestEnv } from './test-env';
 
-/** A table a test handler writes to, with no unique key, so that a doubled effect would show. */
-export const effectsTable: Migration = {
-  name: 'test-effects',
-  up: (knex) => knex.schema.createTable('effects', (t) => {
+/**
+ * A table a test handler writes to, with no unique key, so that a doubled effect would show. Made
+ * outside the migrator, so that a real service can migrate the same database after the test.
+ */
+async function createEffectsTable(knex: Knex): Promise<void> {
+  await knex.schema.createTable('effects', (t) => {
     t.bigIncrements('id');
     t.uuid('event_id').notNullable();
     t.text('note');
-  }),
-  down: (knex) => knex.schema.dropTable('effects'),
-};
+  });
+}
 
 /**
  * The real broker, registry and a database of its own for one test file: the messaging tables
@@ -40,7 +41,8 @@ export class MessagingWorld {
 
   async setup(): Promise<this> {
     await ensureDatabase(this.databaseUrl);
-    await migrateToLatest(this.db, [messagingTables, effectsTable]);
+    await migrateToLatest(this.db, [messagingTables]);
+    await createEffectsTable(this.db);
     await ensureTopics(this.kafka, eventTypes.map((type) => ({ topic: this.codec.topicFor(type) })));
     return this;
   }
@@ -67,6 +69,18 @@ export class MessagingWorld {
 
   onTeardown(close: () => Promise<unknown>): void {
     this.closers.push(close);
+  }
+
+  /** How many messages a topic holds, summed over its partitions. */
+  async messageCount(topic: string): Promise<number> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const offsets = await admin.fetchTopicOffsets(topic);
+      return offsets.reduce((sum, p) => sum + Number(p.high) - Number(p.low), 0);
+    } finally {
+      await admin.disconnect();
+    }
   }
 
   async teardown(): Promise<void> {
