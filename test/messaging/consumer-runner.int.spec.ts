@@ -149,4 +149,45 @@ describe('the inbox consumer runner', () => {
     expect(first.stats.processed + second.stats.processed).toBe(300);
     expect(second.stats.processed).toBeGreaterThan(0);
   });
+
+  it('on stop, lets the event in flight finish and commits its offset, so the next instance does not see it again', async () => {
+    // Given a handler that is slow for one event
+    const slow = taskRequested();
+    const next = taskRequested(slow.taskId); // same key: same partition, after the slow one
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const handlerStarted = new Promise<void>((resolve) => (started = resolve));
+    const first = await world.consumer(
+      {
+        TaskRequested: async (e, { trx }) => {
+          if (e.eventId === slow.eventId) {
+            started();
+            await gate;
+          }
+          await trx('effects').insert({ event_id: e.eventId, note: 'graceful' });
+        },
+      },
+      { name: 'graceful' },
+    );
+    await send([{ key: slow.taskId, value: await world.codec.encode(slow) }]);
+    await handlerStarted;
+
+    // When the instance is stopped while that event is in flight
+    const stopped = first.stop();
+    release();
+    await stopped;
+
+    // Then the event was completed and committed
+    expect(first.stats.processed).toBe(1);
+    expect(await effectsOf(slow.eventId)).toHaveLength(1);
+    // And a new instance of the group starts after it: it processes the next event and never sees the first
+    await send([{ key: next.taskId, value: await world.codec.encode(next) }]);
+    const second = await world.consumer(
+      { TaskRequested: async (e, { trx }) => void (await trx('effects').insert({ event_id: e.eventId, note: 'graceful' })) },
+      { name: 'graceful' },
+    );
+    await waitFor(async () => (await effectsOf(next.eventId)).length === 1, { what: 'the next event' });
+    expect(second.stats).toMatchObject({ processed: 1, duplicates: 0 });
+  });
 });

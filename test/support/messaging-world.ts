@@ -54,8 +54,11 @@ export class MessagingWorld {
     return relay;
   }
 
-  async consumer(handlers: EventHandlers, options: { name?: string; maxAttempts?: number } = {}): Promise<ConsumerRunner> {
-    const runner = new ConsumerRunner(this.db, this.kafka, this.codec, {
+  async consumer(
+    handlers: EventHandlers,
+    options: { name?: string; maxAttempts?: number; codec?: EventCodec } = {},
+  ): Promise<ConsumerRunner> {
+    const runner = new ConsumerRunner(this.db, this.kafka, options.codec ?? this.codec, {
       name: options.name ?? 'test-consumer',
       handlers,
       maxAttempts: options.maxAttempts ?? 3,

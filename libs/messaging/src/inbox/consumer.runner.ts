@@ -26,6 +26,8 @@ export interface ConsumerStats {
   duplicates: number;
   retried: number;
   deadLettered: number;
+  /** Deliveries given back to kafkajs because a dependency was unreachable. */
+  outages: number;
 }
 
 /**
@@ -36,7 +38,7 @@ export interface ConsumerStats {
  * outage (database, registry) is neither: the batch is retried until the outage ends.
  */
 export class ConsumerRunner {
-  readonly stats: ConsumerStats = { processed: 0, duplicates: 0, retried: 0, deadLettered: 0 };
+  readonly stats: ConsumerStats = { processed: 0, duplicates: 0, retried: 0, deadLettered: 0, outages: 0 };
   readonly groupId: string;
   private readonly logger: Logger;
   private readonly consumer: Consumer;
@@ -112,7 +114,7 @@ export class ConsumerRunner {
     try {
       event = await this.codec.decode(message.value);
     } catch (error) {
-      if (!(error instanceof PlatformError)) throw error; // an outage: kafkajs retries the batch
+      if (!(error instanceof PlatformError)) throw this.outage(error);
       return this.deadLetter(topic, partition, message, error.code, error, 1);
     }
     const handler = this.options.handlers[event.eventType] as EventHandler<EventType> | undefined;
@@ -136,7 +138,7 @@ export class ConsumerRunner {
         else this.stats.duplicates++;
         return;
       } catch (error) {
-        if (isInfrastructureError(error)) throw error;
+        if (isInfrastructureError(error)) throw this.outage(error);
         if (!isRetriable(error) || attempt >= this.options.maxAttempts) {
           return this.deadLetter(topic, partition, message, errorCodeOf(error), error, attempt);
         }
@@ -146,6 +148,13 @@ export class ConsumerRunner {
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
+  }
+
+  /** The message stays where it is: kafkajs retries the batch, and restarts the consumer if it must. */
+  private outage(error: unknown): unknown {
+    this.stats.outages++;
+    this.logger.warn(`dependency unreachable, will retry: ${(error as Error).message}`);
+    return error;
   }
 
   private contextFor(trx: Knex.Transaction, topic: string, partition: number, message: KafkaMessage): HandlerContext {
