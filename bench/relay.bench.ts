@@ -1,0 +1,184 @@
+/**
+ * Outbox relay throughput (batches of 1 and of 100) and commit→Kafka-append latency, each beside a
+ * baseline measured in the same run on the same stack: kafkajs producing the same events straight
+ * to Kafka, with no database. Run with `npm run bench` (the stack must be up: `npm run stack:up`).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import { defaults } from '@app/config';
+import { createKnex, dropDatabase, ensureDatabase, migrateToLatest } from '@app/database';
+import { DomainEvent, eventTypes, newEvent } from '@app/events';
+import { addToOutbox, createKafka, EventCodec, messagingTables, OutboxRelay } from '@app/messaging';
+
+Logger.overrideLogger(['error']);
+
+const throughputEvents = Number(process.env.BENCH_EVENTS ?? 3000);
+const latencyEvents = Number(process.env.BENCH_LATENCY_EVENTS ?? 300);
+const latencyRatePerSecond = 50;
+
+const suffix = randomUUID().slice(0, 8);
+const prefix = `bench${suffix}.`;
+const databaseUrl = (() => {
+  const url = new URL(process.env.DATABASE_URL || defaults.databaseUrl);
+  url.pathname = `/bench_${suffix}`;
+  return url.toString();
+})();
+const kafka = createKafka('bench', [defaults.kafkaBrokers]);
+const codec = new EventCodec(defaults.schemaRegistryUrl, prefix);
+const topic = codec.topicFor('TaskRequested');
+
+function event(i: number): DomainEvent {
+  const origin = { taskId: randomUUID(), userId: `user-${i % 50}`, correlationId: randomUUID(), causationId: null };
+  return newEvent('TaskRequested', { idempotencyKey: null, reportType: 'summary', input: JSON.stringify({ i }) }, origin, 'bench');
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function createTopics(): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  // LogAppendTime: each message's timestamp is the broker's append time, which the latency needs.
+  await admin.createTopics({
+    waitForLeaders: false,
+    topics: eventTypes.map((type) => ({
+      topic: codec.topicFor(type),
+      numPartitions: 3,
+      configEntries: [{ name: 'message.timestamp.type', value: 'LogAppendTime' }],
+    })),
+  });
+  for (;;) {
+    const { topics } = await admin.fetchTopicMetadata({ topics: [topic] }).catch(() => ({ topics: [] as Array<{ partitions: Array<{ leader: number }> }> }));
+    if (topics[0]?.partitions.length && topics[0].partitions.every((p) => p.leader >= 0)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await admin.disconnect();
+}
+
+/** Events/s from a full outbox to all rows marked published. */
+async function relayThroughput(db: ReturnType<typeof createKnex>, batchSize: number): Promise<number> {
+  await db('outbox').delete();
+  const rows = Array.from({ length: throughputEvents }, (_, i) => event(i));
+  for (let i = 0; i < rows.length; i += 500) {
+    await db.transaction(async (trx) => {
+      for (const e of rows.slice(i, i + 500)) await addToOutbox(trx, e);
+    });
+  }
+  const relay = new OutboxRelay(db, kafka, codec, { batchSize, pollIntervalMs: 1000, retentionMs: 3_600_000 });
+  const started = process.hrtime.bigint();
+  await relay.start();
+  for (;;) {
+    const [{ count }] = await db('outbox').whereNull('published_at').count({ count: '*' });
+    if (Number(count) === 0) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  await relay.stop();
+  return throughputEvents / seconds;
+}
+
+/** Events/s for kafkajs sending the same events straight to Kafka, in batches of `batchSize`. */
+async function rawThroughput(batchSize: number): Promise<number> {
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  const events = Array.from({ length: throughputEvents }, (_, i) => event(i));
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < events.length; i += batchSize) {
+    const messages = await Promise.all(events.slice(i, i + batchSize).map(async (e) => ({ key: e.taskId, value: await codec.encode(e) })));
+    await producer.send({ topic, acks: -1, messages });
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  await producer.disconnect();
+  return throughputEvents / seconds;
+}
+
+/**
+ * Milliseconds from the moment a write is ready (its commit; the send call for the baseline) to the
+ * broker's append time. Both ends are recorded by event id and matched at the end.
+ */
+async function latencies(write: (e: DomainEvent) => Promise<void>): Promise<number[]> {
+  const readyAt = new Map<string, number>();
+  const appendedAt = new Map<string, number>();
+  const consumer = kafka.consumer({ groupId: `bench-${randomUUID()}` });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({
+    eachMessage: async ({ message }) => void appendedAt.set(message.headers?.eventId?.toString() ?? '', Number(message.timestamp)),
+  });
+  for (let i = 0; i < latencyEvents; i++) {
+    const e = event(i);
+    await write(e);
+    readyAt.set(e.eventId, Date.now());
+    await new Promise((r) => setTimeout(r, 1000 / latencyRatePerSecond));
+  }
+  while ([...readyAt.keys()].some((id) => !appendedAt.has(id))) await new Promise((r) => setTimeout(r, 50));
+  await consumer.disconnect();
+  return [...readyAt].map(([id, ready]) => (appendedAt.get(id) ?? 0) - ready).sort((a, b) => a - b);
+}
+
+async function main(): Promise<void> {
+  await ensureDatabase(databaseUrl);
+  const db = createKnex(databaseUrl);
+  await migrateToLatest(db, [messagingTables]);
+  await createTopics();
+  await codec.schemaId('TaskRequested');
+  try {
+    const result = {
+      date: new Date().toISOString(),
+      machine: `${require('node:os').cpus().length} cores, node ${process.version}`,
+      events: throughputEvents,
+      throughput: {} as Record<string, { outboxRelay: number; rawKafkajs: number; ratio: number }>,
+      latencyMs: {} as Record<string, { p50: number; p99: number }>,
+      latencyRatio: {} as Record<string, number>,
+    };
+    for (const batchSize of [1, 100]) {
+      const raw = await rawThroughput(batchSize);
+      const relay = await relayThroughput(db, batchSize);
+      result.throughput[`batch ${batchSize}`] = { outboxRelay: Math.round(relay), rawKafkajs: Math.round(raw), ratio: +(relay / raw).toFixed(2) };
+    }
+
+    const baselineProducer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    await baselineProducer.connect();
+    const raw = await latencies(async (e) => {
+      const value = await codec.encode(e);
+      void baselineProducer.send({ topic, acks: -1, messages: [{ key: e.taskId, value, headers: { eventId: e.eventId } }] });
+    });
+    await baselineProducer.disconnect();
+
+    await db('outbox').delete();
+    const relay = new OutboxRelay(db, kafka, codec, { batchSize: 100, pollIntervalMs: 1000, retentionMs: 3_600_000 });
+    await relay.start();
+    const outbox = await latencies((e) => addToOutbox(db, e));
+    await relay.stop();
+
+    result.latencyMs = {
+      'outbox commit→append': { p50: percentile(outbox, 50), p99: percentile(outbox, 99) },
+      'kafkajs send→append (baseline)': { p50: percentile(raw, 50), p99: percentile(raw, 99) },
+    };
+    result.latencyRatio = {
+      p50: +(percentile(outbox, 50) / Math.max(1, percentile(raw, 50))).toFixed(2),
+      p99: +(percentile(outbox, 99) / Math.max(1, percentile(raw, 99))).toFixed(2),
+    };
+    const out = path.join(__dirname, 'results', 'relay.json');
+    fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\nwritten to ${path.relative(process.cwd(), out)}\n`);
+  } finally {
+    await db.destroy();
+    await dropDatabase(databaseUrl);
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.deleteTopics({ topics: eventTypes.map((t) => codec.topicFor(t)) }).catch(() => undefined);
+    await admin.disconnect();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    process.stderr.write(`bench failed: ${(error as Error).stack}\n`);
+    process.exit(1);
+  },
+);
