@@ -102,23 +102,31 @@ export class ConsumerRunner {
   private async eachBatch({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload) {
     for (const message of batch.messages) {
       if (!isRunning() || isStale()) break;
-      await this.deliver(batch.topic, batch.partition, message);
+      const outcome = await this.deliver(batch.topic, batch.partition, message);
       resolveOffset(message.offset);
-      await commitOffsetsIfNecessary();
+      if (outcome === 'dead-lettered') {
+        // Unlike a handled event, a dead letter has no inbox row to stop a redelivery from sending
+        // it again: commit its offset at once.
+        const next = (BigInt(message.offset) + 1n).toString();
+        await commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }] });
+      } else {
+        await commitOffsetsIfNecessary();
+      }
       await heartbeat();
     }
   }
 
-  private async deliver(topic: string, partition: number, message: KafkaMessage): Promise<void> {
+  private async deliver(topic: string, partition: number, message: KafkaMessage): Promise<'handled' | 'dead-lettered'> {
     let event: DomainEvent;
     try {
       event = await this.codec.decode(message.value);
     } catch (error) {
       if (!(error instanceof PlatformError)) throw this.outage(error);
-      return this.deadLetter(topic, partition, message, error.code, error, 1);
+      await this.deadLetter(topic, partition, message, error.code, error, 1);
+      return 'dead-lettered';
     }
     const handler = this.options.handlers[event.eventType] as EventHandler<EventType> | undefined;
-    if (!handler) return; // another event type on a shared topic: not ours
+    if (!handler) return 'handled'; // another event type on a shared topic: not ours
 
     for (let attempt = 1; ; attempt++) {
       try {
@@ -136,11 +144,12 @@ export class ConsumerRunner {
         });
         if (firstTime) this.stats.processed++;
         else this.stats.duplicates++;
-        return;
+        return 'handled';
       } catch (error) {
         if (isInfrastructureError(error)) throw this.outage(error);
         if (!isRetriable(error) || attempt >= this.options.maxAttempts) {
-          return this.deadLetter(topic, partition, message, errorCodeOf(error), error, attempt);
+          await this.deadLetter(topic, partition, message, errorCodeOf(error), error, attempt);
+          return 'dead-lettered';
         }
         this.stats.retried++;
         const delay = exponentialDelay(attempt, this.options.retryBackoff);
