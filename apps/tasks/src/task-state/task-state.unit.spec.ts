@@ -36,6 +36,10 @@ const scenarios: Array<{ name: string; events: DomainEvent[]; state: TaskState; 
   },
   { name: 'permanent failure', events: [requested, debited, started(1), failed(1, 'PERMANENT'), refunded], state: 'COMPENSATED', attempts: 1 },
   { name: 'quota rejected', events: [requested, rejected], state: 'FAILED', attempts: 0 },
+  // still in flight
+  { name: 'waiting for a retry', events: [requested, debited, started(1), retry(1)], state: 'RETRYING', attempts: 1 },
+  { name: 'second attempt running', events: [requested, debited, started(1), retry(1), started(2)], state: 'RUNNING', attempts: 2 },
+  { name: 'refund owed', events: [requested, debited, started(1), failed(1, 'PERMANENT')], state: 'COMPENSATING', attempts: 1 },
 ];
 
 describe('the task state machine', () => {
