@@ -1,8 +1,19 @@
 import { Module } from '@nestjs/common';
 import { ServiceModule } from '@app/service';
+import { QuotaController } from './http/quota.controller';
 import { quotaMigrations } from './migrations';
+import { loadQuotaConfig, QUOTA_CONFIG } from './quota.config';
+import { QuotaHandlers } from './quota.handlers';
 
 @Module({
-  imports: [ServiceModule.forRoot({ service: 'quota', migrations: quotaMigrations })],
+  imports: [
+    ServiceModule.forRoot({
+      service: 'quota',
+      migrations: quotaMigrations,
+      handlers: QuotaHandlers,
+      providers: [{ provide: QUOTA_CONFIG, useFactory: () => loadQuotaConfig() }],
+    }),
+  ],
+  controllers: [QuotaController],
 })
 export class QuotaModule {}

@@ -1,8 +1,21 @@
 import { Module } from '@nestjs/common';
 import { ServiceModule } from '@app/service';
+import { TasksController } from './http/tasks.controller';
 import { tasksMigrations } from './migrations';
+import { ExpiredKeysCleaner } from './submit/expired-keys.cleaner';
+import { loadTasksConfig, TASKS_CONFIG } from './tasks.config';
+import { TasksHandlers } from './tasks.handlers';
 
 @Module({
-  imports: [ServiceModule.forRoot({ service: 'tasks', migrations: tasksMigrations })],
+  imports: [
+    ServiceModule.forRoot({
+      service: 'tasks',
+      migrations: tasksMigrations,
+      handlers: TasksHandlers,
+      providers: [{ provide: TASKS_CONFIG, useFactory: () => loadTasksConfig() }],
+    }),
+  ],
+  controllers: [TasksController],
+  providers: [ExpiredKeysCleaner],
 })
 export class TasksModule {}

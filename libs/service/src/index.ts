@@ -1,2 +1,4 @@
 export * from './bootstrap-service';
+export * from './problem-details.filter';
 export * from './service.module';
+export * from './validate';

@@ -1,4 +1,4 @@
-import { DynamicModule, Inject, Logger, Module, OnApplicationShutdown, Type } from '@nestjs/common';
+import { DynamicModule, Inject, Logger, Module, OnApplicationShutdown, Provider, Type } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { loadServiceConfig, SERVICE_CONFIG, ServiceConfig, ServiceName } from '@app/config';
 import { createKnex, ensureDatabase, KNEX, Migration, migrateToLatest } from '@app/database';
@@ -11,6 +11,8 @@ export interface ServiceOptions {
   migrations: Migration[];
   /** The events the service reacts to, if any. */
   handlers?: Type<HandlerSource>;
+  /** The service's own shared providers (its config, say): global, so its handlers can inject them. */
+  providers?: Array<Provider & { provide: symbol | string | Type<unknown> }>;
 }
 
 /**
@@ -41,8 +43,9 @@ export class ServiceModule implements OnApplicationShutdown {
             return knex;
           },
         },
+        ...(options.providers ?? []),
       ],
-      exports: [SERVICE_CONFIG, KNEX],
+      exports: [SERVICE_CONFIG, KNEX, ...(options.providers ?? []).map((p) => p.provide)],
     };
   }
 

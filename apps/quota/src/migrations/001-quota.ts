@@ -1,8 +1,9 @@
 import type { Migration } from '@app/database';
 
 /**
- * Accounts and an append-only ledger; the balance is always derived from the ledger. One debit and
- * one refund per task, enforced by the database, so a redelivered event cannot double either.
+ * Accounts and an append-only ledger; the balance is always derived from the ledger. One debit,
+ * one refund and one rejection (amount 0, the decision remembered) per task, enforced by the
+ * database, so a redelivered event cannot double any of them.
  */
 export const quotaTables: Migration = {
   name: '001-quota',
@@ -21,8 +22,8 @@ export const quotaTables: Migration = {
       t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
       t.index(['user_id']);
     });
-    await knex.raw(`alter table quota_ledger add constraint quota_ledger_kind check (kind in ('grant', 'debit', 'refund'))`);
-    await knex.raw(`create unique index quota_ledger_one_per_task on quota_ledger (task_id, kind) where kind in ('debit', 'refund')`);
+    await knex.raw(`alter table quota_ledger add constraint quota_ledger_kind check (kind in ('grant', 'debit', 'refund', 'rejection'))`);
+    await knex.raw(`create unique index quota_ledger_one_per_task on quota_ledger (task_id, kind) where kind in ('debit', 'refund', 'rejection')`);
   },
   async down(knex) {
     await knex.schema.dropTable('quota_ledger');

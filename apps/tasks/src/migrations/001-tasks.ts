@@ -4,14 +4,20 @@ import type { Migration } from '@app/database';
 export const tasksTables: Migration = {
   name: '001-tasks',
   async up(knex) {
+    // report_type and input stay null while a task is known only from events that came before its
+    // TaskRequested (events of one task arrive on several topics, in any order).
     await knex.schema.createTable('tasks', (t) => {
       t.uuid('task_id').primary();
       t.text('user_id').notNullable();
-      t.text('report_type').notNullable();
-      t.jsonb('input').notNullable();
+      t.text('report_type');
+      t.jsonb('input');
+      t.text('idempotency_key');
       t.text('state').notNullable();
       t.text('reason');
       t.integer('attempts').notNullable().defaultTo(0);
+      t.text('report_ref');
+      t.jsonb('facts').notNullable();
+      t.uuid('outcome_event_id');
       t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
       t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
       t.index(['user_id', 'created_at']);
@@ -22,6 +28,7 @@ export const tasksTables: Migration = {
       t.uuid('event_id').notNullable().unique();
       t.text('event_type').notNullable();
       t.timestamp('occurred_at', { useTz: true }).notNullable();
+      t.text('producer').notNullable();
       t.jsonb('payload').notNullable();
       t.index(['task_id', 'id']);
     });

@@ -1,0 +1,37 @@
+import type { Knex } from 'knex';
+
+export interface QuotaSummary {
+  userId: string;
+  balance: number;
+  debited: number;
+  refunded: number;
+}
+
+export type LedgerKind = 'grant' | 'debit' | 'refund' | 'rejection';
+
+/**
+ * Creates the user's account on first sight (with its default grant) and locks it for the rest of
+ * the transaction, so that decisions about one user's quota are taken one at a time.
+ */
+export async function lockAccount(trx: Knex.Transaction, userId: string, defaultQuota: number): Promise<QuotaSummary> {
+  const created = await trx('quota_accounts').insert({ user_id: userId }).onConflict('user_id').ignore().returning('user_id');
+  if (created.length === 1 && defaultQuota > 0) {
+    await trx('quota_ledger').insert({ user_id: userId, kind: 'grant', amount: defaultQuota });
+  }
+  await trx('quota_accounts').where({ user_id: userId }).forUpdate().first();
+  return summarise(trx, userId);
+}
+
+/** The balance is never stored: it is what the ledger adds up to. */
+export async function summarise(db: Knex | Knex.Transaction, userId: string): Promise<QuotaSummary> {
+  const rows: Array<{ kind: LedgerKind; total: string }> = await db('quota_ledger')
+    .where({ user_id: userId })
+    .groupBy('kind')
+    .select('kind', db.raw('sum(amount) as total'));
+  const total = (kind: LedgerKind) => Number(rows.find((r) => r.kind === kind)?.total ?? 0);
+  return { userId, balance: total('grant') - total('debit') + total('refund'), debited: total('debit'), refunded: total('refund') };
+}
+
+export async function ledgerEntry(trx: Knex.Transaction, taskId: string, kind: LedgerKind) {
+  return trx('quota_ledger').where({ task_id: taskId, kind }).first();
+}

@@ -1,0 +1,17 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EventHandlers, HandlerSource } from '@app/messaging';
+import { debitQuota } from './handlers/debit-quota.handler';
+import { refundQuota } from './handlers/refund-quota.handler';
+import { QUOTA_CONFIG, QuotaConfig } from './quota.config';
+
+@Injectable()
+export class QuotaHandlers implements HandlerSource {
+  constructor(@Inject(QUOTA_CONFIG) private readonly config: QuotaConfig) {}
+
+  handlers(): EventHandlers {
+    return {
+      TaskRequested: (event, context) => debitQuota(event, context, this.config.defaultQuota),
+      GenerationFailed: (event, context) => refundQuota(event, context, this.config.defaultQuota),
+    };
+  }
+}

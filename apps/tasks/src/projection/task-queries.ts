@@ -1,0 +1,49 @@
+import type { Knex } from 'knex';
+
+export interface TimelineEntry {
+  eventId: string;
+  eventType: string;
+  occurredAt: string;
+  producer: string;
+  data: Record<string, unknown>;
+}
+
+const envelopeKeys = new Set(['eventId', 'eventType', 'occurredAt', 'taskId', 'userId', 'correlationId', 'causationId', 'producer']);
+
+function summary(row: Record<string, any>) {
+  return {
+    taskId: row.task_id,
+    userId: row.user_id,
+    reportType: row.report_type,
+    state: row.state,
+    reason: row.reason,
+    attempts: row.attempts,
+    reportRef: row.report_ref,
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/** The task with every event applied to it, from every service, in the order they occurred. */
+export async function findTask(knex: Knex, taskId: string) {
+  const row = await knex('tasks').where({ task_id: taskId }).first();
+  if (!row) return undefined;
+  const events = await knex('task_timeline').where({ task_id: taskId }).orderBy([{ column: 'occurred_at' }, { column: 'id' }]);
+  const timeline: TimelineEntry[] = events.map((e) => ({
+    eventId: e.event_id,
+    eventType: e.event_type,
+    occurredAt: new Date(e.occurred_at).toISOString(),
+    producer: e.producer,
+    data: Object.fromEntries(Object.entries(e.payload as Record<string, unknown>).filter(([k]) => !envelopeKeys.has(k))),
+  }));
+  return { ...summary(row), input: row.input, timeline };
+}
+
+export async function listTasks(knex: Knex, userId: string, limit: number, offset: number) {
+  const rows = await knex('tasks')
+    .where({ user_id: userId })
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'task_id' }])
+    .limit(limit + 1)
+    .offset(offset);
+  return { items: rows.slice(0, limit).map(summary), limit, offset, nextOffset: rows.length > limit ? offset + limit : null };
+}

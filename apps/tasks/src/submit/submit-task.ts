@@ -1,0 +1,76 @@
+import { ConflictException, HttpStatus, UnprocessableEntityException } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { newEvent } from '@app/events';
+import { addToOutbox } from '@app/messaging';
+import { ProblemWithHeaders } from '@app/service';
+import { applyToTask } from '../projection/apply-to-task';
+import { TasksConfig } from '../tasks.config';
+import { requestHash } from './request-hash';
+
+export interface TaskSubmission {
+  userId: string;
+  reportType: string;
+  input: Record<string, unknown>;
+}
+
+export interface SubmissionResult {
+  status: number;
+  body: { taskId: string; state: string; userId: string; reportType: string };
+  replayed: boolean;
+}
+
+const route = 'POST /tasks';
+const lockNotAvailable = '55P03';
+
+/**
+ * POST /tasks under an Idempotency-Key: the key row, the task row and the TaskRequested outbox row
+ * commit in one transaction, so a request that fails leaves nothing behind. A request with a key
+ * that another request is still holding waits for it (up to the lock timeout, then 409) and then
+ * replays its answer; the same key with other content is a 422.
+ */
+export async function submitTask(knex: Knex, config: TasksConfig, key: string, submission: TaskSubmission): Promise<SubmissionResult> {
+  const hash = requestHash(submission);
+  try {
+    return await knex.transaction(async (trx) => {
+      await trx.raw(`set local lock_timeout = ${Math.max(1, Math.round(config.keyLockTimeoutMs))}`);
+      const scope = { user_id: submission.userId, route, key };
+      await trx('idempotency_keys').where(scope).where('expires_at', '<', trx.fn.now()).delete();
+      const taskId = randomUUID();
+      const claimed = await trx('idempotency_keys')
+        .insert({ ...scope, request_hash: hash, task_id: taskId, expires_at: new Date(Date.now() + config.idempotencyTtlMs) })
+        .onConflict(['user_id', 'route', 'key'])
+        .ignore()
+        .returning('task_id');
+      if (claimed.length === 0) return replay(await trx('idempotency_keys').where(scope).first(), hash);
+
+      const requested = newEvent(
+        'TaskRequested',
+        { idempotencyKey: key, reportType: submission.reportType, input: JSON.stringify(submission.input) },
+        { taskId, userId: submission.userId, correlationId: randomUUID(), causationId: null },
+        'tasks',
+      );
+      const publish = (event: Parameters<typeof addToOutbox>[1]) => addToOutbox(trx, event);
+      await publish(requested);
+      await applyToTask(trx, requested, publish);
+      const body = { taskId, state: 'QUEUED', userId: submission.userId, reportType: submission.reportType };
+      await trx('idempotency_keys').where(scope).update({ response_status: HttpStatus.ACCEPTED, response_body: JSON.stringify(body) });
+      return { status: HttpStatus.ACCEPTED, body, replayed: false };
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === lockNotAvailable) {
+      throw new ProblemWithHeaders(HttpStatus.CONFLICT, `a request with Idempotency-Key "${key}" is still in progress; retry shortly`, {
+        'Retry-After': '1',
+      });
+    }
+    throw error;
+  }
+}
+
+function replay(row: { request_hash: string; response_status: number | null; response_body: SubmissionResult['body'] }, hash: string) {
+  if (row.request_hash !== hash) {
+    throw new UnprocessableEntityException('this Idempotency-Key was already used with a different request body');
+  }
+  if (row.response_status === null) throw new ConflictException('a request with this Idempotency-Key is still in progress');
+  return { status: row.response_status, body: row.response_body, replayed: true };
+}

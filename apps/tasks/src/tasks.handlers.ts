@@ -1,0 +1,24 @@
+import { Injectable } from '@nestjs/common';
+import type { DomainEvent } from '@app/events';
+import type { EventHandlers, HandlerContext, HandlerSource } from '@app/messaging';
+import { applyToTask } from './projection/apply-to-task';
+
+const apply = (event: DomainEvent, { trx, publish }: HandlerContext) => applyToTask(trx, event, publish);
+
+/** Every event that says something of a task moves its projection and joins its timeline. */
+@Injectable()
+export class TasksHandlers implements HandlerSource {
+  handlers(): EventHandlers {
+    return {
+      TaskRequested: apply,
+      QuotaDebited: apply,
+      QuotaRejected: apply,
+      GenerationStarted: apply,
+      GenerationRetryScheduled: apply,
+      GenerationSucceeded: apply,
+      GenerationFailed: apply,
+      QuotaRefunded: apply,
+      NotificationSent: apply,
+    };
+  }
+}

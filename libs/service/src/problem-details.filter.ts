@@ -1,0 +1,42 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+
+/**
+ * Every HTTP error as RFC 9457 problem details (`application/problem+json`): a title from the
+ * status, the precise message as `detail`. Unexpected errors are logged and answered with a 500
+ * that reveals nothing.
+ */
+@Catch()
+export class ProblemDetailsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('http');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    const status = exception instanceof HttpException ? exception.getStatus() : HttpStatus.INTERNAL_SERVER_ERROR;
+    if (!(exception instanceof HttpException)) this.logger.error((exception as Error)?.stack ?? String(exception));
+    const body = exception instanceof HttpException ? exception.getResponse() : undefined;
+    const detail =
+      status === HttpStatus.INTERNAL_SERVER_ERROR
+        ? 'internal error'
+        : typeof body === 'string'
+          ? body
+          : [(body as { message?: unknown })?.message].flat().join('; ');
+    const headers = exception instanceof ProblemWithHeaders ? exception.headers : {};
+    for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
+    response
+      .status(status)
+      .type('application/problem+json')
+      .json({ type: 'about:blank', title: HttpStatus[status]?.replace(/_/g, ' ').toLowerCase() ?? 'error', status, detail });
+  }
+}
+
+/** An HttpException that also sets response headers (Retry-After, say). */
+export class ProblemWithHeaders extends HttpException {
+  constructor(
+    status: number,
+    message: string,
+    readonly headers: Record<string, string>,
+  ) {
+    super(message, status);
+  }
+}

@@ -1,0 +1,34 @@
+import { BadRequestException } from '@nestjs/common';
+
+/** Small explicit checks that answer 400 with a message naming the field and what was wrong. */
+export function requireObject(value: unknown, name: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new BadRequestException(`${name} must be a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+export function requireText(value: unknown, name: string, { max = 255, pattern }: { max?: number; pattern?: RegExp } = {}): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new BadRequestException(`${name} is required and must be a non-empty string`);
+  if (value.length > max) throw new BadRequestException(`${name} must be at most ${max} characters, got ${value.length}`);
+  if (pattern && !pattern.test(value)) throw new BadRequestException(`${name} must match ${pattern}, got "${value}"`);
+  return value;
+}
+
+export function requireInteger(value: unknown, name: string, { min, max }: { min: number; max: number }): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new BadRequestException(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+export function optionalInteger(raw: unknown, name: string, fallback: number, bounds: { min: number; max: number }): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = typeof raw === 'string' && /^-?\d+$/.test(raw) ? Number(raw) : NaN;
+  return requireInteger(Number.isNaN(value) ? raw : value, name, bounds);
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function requireUuid(value: unknown, name: string): string {
+  if (typeof value !== 'string' || !uuidPattern.test(value)) throw new BadRequestException(`${name} must be a UUID, got "${String(value)}"`);
+  return value.toLowerCase();
+}
