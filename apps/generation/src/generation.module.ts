@@ -1,8 +1,23 @@
 import { Module } from '@nestjs/common';
 import { ServiceModule } from '@app/service';
+import { GENERATION_CONFIG, loadGenerationConfig } from './generation.config';
+import { GenerationHandlers } from './generation.handlers';
+import { GenerationsController } from './http/generations.controller';
+import { GenerationWorker } from './jobs/generation.worker';
 import { generationMigrations } from './migrations';
 
 @Module({
-  imports: [ServiceModule.forRoot({ service: 'generation', migrations: generationMigrations })],
+  imports: [
+    ServiceModule.forRoot({
+      service: 'generation',
+      migrations: generationMigrations,
+      handlers: GenerationHandlers,
+      providers: [
+        { provide: GENERATION_CONFIG, useFactory: () => loadGenerationConfig() },
+        { provide: GenerationWorker, useClass: GenerationWorker },
+      ],
+    }),
+  ],
+  controllers: [GenerationsController],
 })
 export class GenerationModule {}

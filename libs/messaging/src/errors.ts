@@ -17,6 +17,7 @@ export const errorCodes = {
   MODEL_UNAVAILABLE: { retriable: true },
   MODEL_RATE_LIMITED: { retriable: true },
   MODEL_REJECTED: { retriable: false },
+  ATTEMPT_INTERRUPTED: { retriable: true },
   INVALID_OUTPUT: { retriable: false },
   RETRIES_EXHAUSTED: { retriable: false },
   TIMED_OUT: { retriable: false },

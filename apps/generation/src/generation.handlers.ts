@@ -1,0 +1,24 @@
+import { Injectable } from '@nestjs/common';
+import type { EventHandlers, HandlerContext, HandlerSource } from '@app/messaging';
+import { recordDebit, recordRequest } from './handlers/record-request.handler';
+import { GenerationWorker } from './jobs/generation.worker';
+
+@Injectable()
+export class GenerationHandlers implements HandlerSource {
+  constructor(private readonly worker: GenerationWorker) {}
+
+  handlers(): EventHandlers {
+    // Once the transaction commits, a job may be due: wake the worker rather than wait for its poll.
+    const thenWake = (context: HandlerContext) => void context.trx.executionPromise.then(() => this.worker.wake(), () => undefined);
+    return {
+      TaskRequested: async (event, context) => {
+        await recordRequest(event, context);
+        thenWake(context);
+      },
+      QuotaDebited: async (event, context) => {
+        await recordDebit(event, context);
+        thenWake(context);
+      },
+    };
+  }
+}

@@ -1,0 +1,31 @@
+import type { Knex } from 'knex';
+import type { EventOf } from '@app/events';
+import type { HandlerContext } from '@app/messaging';
+
+/**
+ * Generation keeps its own copy of what a task asks for (from TaskRequested) and of its go-ahead
+ * (QuotaDebited). Whichever comes second makes the job due.
+ */
+export async function recordRequest(event: EventOf<'TaskRequested'>, { trx }: HandlerContext): Promise<void> {
+  await upsertJob(trx, event, { report_type: event.reportType, input: event.input, request_event_id: event.eventId });
+}
+
+export async function recordDebit(event: EventOf<'QuotaDebited'>, { trx }: HandlerContext): Promise<void> {
+  await upsertJob(trx, event, { debit_event_id: event.eventId });
+}
+
+async function upsertJob(
+  trx: Knex.Transaction,
+  event: { taskId: string; userId: string; correlationId: string },
+  known: Record<string, unknown>,
+): Promise<void> {
+  await trx('generation_jobs')
+    .insert({ task_id: event.taskId, user_id: event.userId, correlation_id: event.correlationId, status: 'awaiting', ...known })
+    .onConflict('task_id')
+    .merge(Object.keys(known));
+  await trx('generation_jobs')
+    .where({ task_id: event.taskId, status: 'awaiting' })
+    .whereNotNull('request_event_id')
+    .whereNotNull('debit_event_id')
+    .update({ status: 'scheduled', next_attempt_at: trx.fn.now(), updated_at: trx.fn.now() });
+}

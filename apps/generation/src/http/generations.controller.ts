@@ -1,0 +1,31 @@
+import { Controller, Get, Inject, NotFoundException, Param } from '@nestjs/common';
+import type { Knex } from 'knex';
+import { KNEX } from '@app/database';
+import { requireUuid } from '@app/service';
+
+@Controller('generations')
+export class GenerationsController {
+  constructor(@Inject(KNEX) private readonly knex: Knex) {}
+
+  /** The job of a task: its status, every attempt with its outcome and error, the report reference. */
+  @Get(':taskId')
+  async get(@Param('taskId') taskId: string) {
+    const job = await this.knex('generation_jobs').where({ task_id: requireUuid(taskId, 'taskId') }).first();
+    if (!job) throw new NotFoundException(`no generation for task ${taskId}`);
+    const attempts = await this.knex('generation_attempts').where({ task_id: job.task_id }).orderBy('attempt');
+    return {
+      taskId: job.task_id,
+      status: job.status,
+      reportRef: job.report_ref,
+      nextAttemptAt: job.status === 'scheduled' && job.next_attempt_at ? new Date(job.next_attempt_at).toISOString() : null,
+      attempts: attempts.map((a) => ({
+        attempt: a.attempt,
+        startedAt: new Date(a.started_at).toISOString(),
+        finishedAt: a.finished_at ? new Date(a.finished_at).toISOString() : null,
+        outcome: a.outcome,
+        errorCode: a.error_code,
+        errorMessage: a.error_message,
+      })),
+    };
+  }
+}

@@ -1,0 +1,130 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import type { Knex } from 'knex';
+import { KNEX } from '@app/database';
+import { ModelClient } from '../model/model.client';
+import { ModelOutcome } from '../model/model-outcome';
+import { GENERATION_CONFIG, GenerationConfig } from '../generation.config';
+import { decideAfterAttempt } from './attempt-outcome';
+import { claimDueJobs, claimInterruptedJobs, Job, recordAttempt } from './job-store';
+import { ReportStore } from './report-store';
+
+const concurrency = 4;
+
+/**
+ * Runs due generation attempts from the durable schedule in PostgreSQL: claims them, calls the
+ * model outside any transaction, stores the report, and records the outcome with its event. Woken
+ * at once when a job becomes due in this process; polls otherwise.
+ */
+@Injectable()
+export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('generation-worker');
+  private readonly model: ModelClient;
+  private readonly reports: ReportStore;
+  private readonly inFlight = new Set<Promise<void>>();
+  private running = false;
+  private loop?: Promise<void>;
+  private wakeUp?: () => void;
+
+  constructor(
+    @Inject(KNEX) private readonly knex: Knex,
+    @Inject(GENERATION_CONFIG) private readonly config: GenerationConfig,
+  ) {
+    this.model = new ModelClient(config.modelBaseUrl, config.modelTimeoutMs);
+    this.reports = new ReportStore(config.reportsDir);
+  }
+
+  onApplicationBootstrap(): void {
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Lets the attempts in flight finish (a model call ends by its timeout at the latest). */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.running = false;
+    this.wakeUp?.();
+    await this.loop;
+    await Promise.all(this.inFlight);
+  }
+
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  private get leaseMs(): number {
+    return this.config.modelTimeoutMs + 10_000;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      try {
+        await this.recoverInterrupted();
+        const free = concurrency - this.inFlight.size;
+        const jobs = free > 0 ? await claimDueJobs(this.knex, free, this.leaseMs) : [];
+        for (const job of jobs) this.track(this.attempt(job));
+        if (jobs.length === 0 || this.inFlight.size >= concurrency) await this.idle(this.config.pollIntervalMs);
+      } catch (error) {
+        this.logger.warn(`scheduling failed: ${(error as Error).message}`);
+        await this.idle(this.config.pollIntervalMs);
+      }
+    }
+  }
+
+  private track(work: Promise<void>): void {
+    this.inFlight.add(work);
+    void work.finally(() => {
+      this.inFlight.delete(work);
+      this.wakeUp?.();
+    });
+  }
+
+  private async attempt(job: Job): Promise<void> {
+    const attempt = job.attempts;
+    let outcome = await this.model.generate({ taskId: job.task_id, attempt, reportType: job.report_type, input: job.input });
+    let reportRef: string | undefined;
+    if (outcome.ok) {
+      try {
+        reportRef = await this.reports.save(job.task_id, attempt, outcome.content);
+      } catch (error) {
+        outcome = { ok: false, code: 'HANDLER_FAILED', retriable: true, message: `storing the report failed: ${(error as Error).message}` };
+      }
+    }
+    await this.finish(job, attempt, outcome, reportRef).catch((error) =>
+      // The lease runs out and the attempt is retried: the model sees the same Idempotency-Key.
+      this.logger.error(`recording attempt ${attempt} of ${job.task_id} failed: ${(error as Error).message}`),
+    );
+  }
+
+  private async finish(job: Job, attempt: number, outcome: ModelOutcome, reportRef?: string): Promise<void> {
+    const decision = decideAfterAttempt(outcome, attempt, this.config.retryDelaysMs, this.config.retryJitter);
+    const recorded = await this.knex.transaction((trx) => recordAttempt(trx, job, attempt, outcome, decision, reportRef));
+    if (recorded && decision.kind === 'failed') {
+      await this.reports.removeTemporaryFiles(job.task_id);
+      await this.model.cancel({ taskId: job.task_id, attempt });
+    }
+  }
+
+  /** A job whose lease ran out lost its attempt to a crash: that attempt failed transiently. */
+  private async recoverInterrupted(): Promise<void> {
+    const interrupted: ModelOutcome = { ok: false, code: 'ATTEMPT_INTERRUPTED', retriable: true, message: 'the attempt was interrupted' };
+    await this.knex.transaction(async (trx) => {
+      for (const job of await claimInterruptedJobs(trx, 10)) {
+        const decision = decideAfterAttempt(interrupted, job.attempts, this.config.retryDelaysMs, this.config.retryJitter);
+        await recordAttempt(trx, job, job.attempts, interrupted, decision);
+        this.logger.warn(`attempt ${job.attempts} of ${job.task_id} was interrupted; ${decision.kind}`);
+      }
+    });
+  }
+
+  private idle(ms: number): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakeUp = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakeUp = done;
+    });
+  }
+}

@@ -1,0 +1,85 @@
+import type { Knex } from 'knex';
+import { newEvent } from '@app/events';
+import { addToOutbox } from '@app/messaging';
+import type { ModelOutcome } from '../model/model-outcome';
+import { AttemptDecision } from './attempt-outcome';
+
+export interface Job {
+  task_id: string;
+  user_id: string;
+  correlation_id: string;
+  report_type: string;
+  input: unknown;
+  debit_event_id: string;
+  attempts: number;
+}
+
+const origin = (job: Job) => ({ taskId: job.task_id, userId: job.user_id, correlationId: job.correlation_id, causationId: job.debit_event_id });
+
+/**
+ * Claims up to `limit` due jobs: each starts its next attempt under a lease, and GenerationStarted
+ * is published in the same transaction. SKIP LOCKED lets several instances share the work.
+ */
+export async function claimDueJobs(knex: Knex, limit: number, leaseMs: number): Promise<Job[]> {
+  return knex.transaction(async (trx) => {
+    const due: Job[] = await trx('generation_jobs')
+      .where({ status: 'scheduled' })
+      .where('next_attempt_at', '<=', trx.fn.now())
+      .orderBy('next_attempt_at')
+      .limit(limit)
+      .forUpdate()
+      .skipLocked();
+    for (const job of due) {
+      job.attempts += 1;
+      await trx('generation_jobs')
+        .where({ task_id: job.task_id })
+        .update({ status: 'running', attempts: job.attempts, lease_until: new Date(Date.now() + leaseMs), updated_at: trx.fn.now() });
+      await trx('generation_attempts').insert({ task_id: job.task_id, attempt: job.attempts, started_at: trx.fn.now() });
+      await addToOutbox(trx, newEvent('GenerationStarted', { attempt: job.attempts }, origin(job), 'generation'));
+    }
+    return due;
+  });
+}
+
+/** Running jobs whose lease ran out: their process died mid-attempt. */
+export async function claimInterruptedJobs(trx: Knex.Transaction, limit: number): Promise<Job[]> {
+  return trx('generation_jobs').where({ status: 'running' }).where('lease_until', '<', trx.fn.now()).limit(limit).forUpdate().skipLocked();
+}
+
+/**
+ * Records how attempt `attempt` ended and what follows, with its event, in one transaction. Returns
+ * false when the job moved on meanwhile (its lease ran out and another attempt was started).
+ */
+export async function recordAttempt(
+  trx: Knex.Transaction,
+  job: Job,
+  attempt: number,
+  outcome: ModelOutcome,
+  decision: AttemptDecision,
+  reportRef?: string,
+): Promise<boolean> {
+  const current = await trx('generation_jobs').where({ task_id: job.task_id, status: 'running', attempts: attempt }).forUpdate().first();
+  if (!current) return false;
+  const error = outcome.ok ? {} : { error_code: outcome.code, error_message: outcome.message };
+  await trx('generation_attempts')
+    .where({ task_id: job.task_id, attempt })
+    .update({ finished_at: trx.fn.now(), outcome: decision.kind, ...error });
+  const update = (changes: Record<string, unknown>) => trx('generation_jobs').where({ task_id: job.task_id }).update({ ...changes, lease_until: null, updated_at: trx.fn.now() });
+
+  if (decision.kind === 'succeeded') {
+    await update({ status: 'succeeded', report_ref: reportRef });
+    await addToOutbox(trx, newEvent('GenerationSucceeded', { attempt, reportRef: reportRef ?? '' }, origin(job), 'generation'));
+  } else if (!outcome.ok && decision.kind === 'retry') {
+    const nextAttemptAt = Date.now() + decision.delayMs;
+    await update({ status: 'scheduled', next_attempt_at: new Date(nextAttemptAt) });
+    await addToOutbox(trx, newEvent('GenerationRetryScheduled', { attempt, nextAttemptAt, errorCode: outcome.code, reason: outcome.message }, origin(job), 'generation'));
+  } else if (!outcome.ok && decision.kind === 'failed') {
+    await update({ status: 'failed' });
+    const reason = decision.errorClass === 'RETRIES_EXHAUSTED' ? `gave up after ${attempt} attempts: ${outcome.message}` : outcome.message;
+    await addToOutbox(
+      trx,
+      newEvent('GenerationFailed', { attempts: attempt, errorClass: decision.errorClass, errorCode: outcome.code, reason }, origin(job), 'generation'),
+    );
+  }
+  return true;
+}

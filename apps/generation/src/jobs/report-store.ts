@@ -1,0 +1,35 @@
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+
+/**
+ * Reports are written to a temporary file first and moved into place, so that a report is either
+ * whole or absent; temporary files of a task are removed when its generation fails.
+ */
+export class ReportStore {
+  constructor(private readonly dir: string) {}
+
+  private get tmpDir(): string {
+    return path.join(this.dir, 'tmp');
+  }
+
+  async save(taskId: string, attempt: number, content: string): Promise<string> {
+    await fs.mkdir(this.tmpDir, { recursive: true });
+    const temporary = path.join(this.tmpDir, `${taskId}.${attempt}.part`);
+    const name = `${taskId}.md`;
+    try {
+      await fs.writeFile(temporary, content);
+      await fs.rename(temporary, path.join(this.dir, name));
+    } catch (error) {
+      await fs.rm(temporary, { force: true });
+      throw error;
+    }
+    return `reports/${name}`;
+  }
+
+  async removeTemporaryFiles(taskId: string): Promise<number> {
+    const names = await fs.readdir(this.tmpDir).catch(() => [] as string[]);
+    const ours = names.filter((name) => name.startsWith(`${taskId}.`));
+    await Promise.all(ours.map((name) => fs.rm(path.join(this.tmpDir, name), { force: true })));
+    return ours.length;
+  }
+}

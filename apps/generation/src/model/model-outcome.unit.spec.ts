@@ -1,0 +1,36 @@
+import { classifyFailure, classifyResponse } from './model-outcome';
+
+const report = { choices: [{ message: { role: 'assistant', content: '# Report' } }] };
+
+describe('classifying what the model answered', () => {
+  it('takes a 200 with content as the report', () => {
+    expect(classifyResponse(200, report)).toEqual({ ok: true, content: '# Report' });
+  });
+
+  it.each([
+    [503, 'MODEL_UNAVAILABLE'],
+    [500, 'MODEL_UNAVAILABLE'],
+    [429, 'MODEL_RATE_LIMITED'],
+  ])('retries a %i (%s)', (status, code) => {
+    expect(classifyResponse(status, {})).toMatchObject({ ok: false, code, retriable: true });
+  });
+
+  it.each([400, 401, 403, 422])('never retries a %i', (status) => {
+    expect(classifyResponse(status, { error: { message: 'unsupported report type' } })).toMatchObject({
+      ok: false,
+      code: 'MODEL_REJECTED',
+      retriable: false,
+      message: `the model refused the request (${status}): unsupported report type`,
+    });
+  });
+
+  it('never retries an answer with no report in it', () => {
+    expect(classifyResponse(200, { choices: [] })).toMatchObject({ code: 'INVALID_OUTPUT', retriable: false });
+    expect(classifyResponse(200, { choices: [{ message: { content: '  ' } }] })).toMatchObject({ code: 'INVALID_OUTPUT' });
+  });
+
+  it('retries a timeout and a connection that failed', () => {
+    expect(classifyFailure(Object.assign(new Error('timed out'), { name: 'TimeoutError' }))).toMatchObject({ code: 'MODEL_TIMEOUT', retriable: true });
+    expect(classifyFailure(new TypeError('fetch failed'))).toMatchObject({ code: 'MODEL_UNAVAILABLE', retriable: true });
+  });
+});
