@@ -1,31 +1,38 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
-import type { ServiceName } from '@app/config';
 
 const rootDir = path.resolve(__dirname, '..', '..');
 
-/** A built service (`dist/apps/<name>/main.js`) running as its own process. */
+/** The four services and the model simulator, as built into dist/apps/<name>/main.js. */
+export type AppName = 'tasks' | 'quota' | 'generation' | 'notification' | 'model-simulator';
+
+/** A built app running as its own process. */
 export interface RunningService {
-  name: ServiceName;
+  name: AppName;
   port: number;
   child: ChildProcess;
   /** Everything it printed so far, for failure messages. */
   output: () => string;
 }
 
-export function serviceEntry(name: ServiceName): string {
+export function serviceEntry(name: AppName): string {
   return path.join(rootDir, 'dist', 'apps', name, 'main.js');
 }
 
+/** `model-simulator` → `MODEL_SIMULATOR_PORT`. */
+export function portVariable(name: AppName): string {
+  return `${name.toUpperCase().replace(/-/g, '_')}_PORT`;
+}
+
 export function startService(
-  name: ServiceName,
+  name: AppName,
   port: number,
   env: NodeJS.ProcessEnv,
   onLine: (line: string) => void = () => undefined,
 ): RunningService {
   const child = spawn(process.execPath, [serviceEntry(name)], {
     cwd: rootDir,
-    env: { ...process.env, ...env, [`${name.toUpperCase()}_PORT`]: String(port), NO_COLOR: '1' },
+    env: { ...process.env, ...env, [portVariable(name)]: String(port), NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];

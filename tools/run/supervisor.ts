@@ -1,20 +1,26 @@
-import { loadServiceConfig, ServiceName, serviceNames } from '@app/config';
-import { RunningService, startService, stopService, waitForHealth } from './service-process';
+import { loadServiceConfig, serviceNames } from '@app/config';
+import { AppName, RunningService, startService, stopService, waitForHealth } from './service-process';
+
+const apps: AppName[] = ['model-simulator', ...serviceNames];
+
+function portOf(name: AppName): number {
+  return name === 'model-simulator' ? Number(process.env.MODEL_SIMULATOR_PORT || 3010) : loadServiceConfig(name).port;
+}
 
 const restartDelayMs = 1000;
 
 /**
- * Runs the four services in the foreground: their output prefixed by name, a crashed service
+ * Runs the model simulator and the four services in the foreground: their output prefixed by name, a crashed service
  * restarted after a pause, and all of them stopped gracefully on Ctrl-C or SIGTERM.
  */
 export class Supervisor {
-  private readonly running = new Map<ServiceName, RunningService>();
+  private readonly running = new Map<AppName, RunningService>();
   private stopping = false;
 
   constructor(private readonly print: (line: string) => void) {}
 
   async startAll(): Promise<RunningService[]> {
-    const services = serviceNames.map((name) => this.launch(name));
+    const services = apps.map((name) => this.launch(name));
     await Promise.all(services.map((s) => waitForHealth(s)));
     return services;
   }
@@ -36,13 +42,12 @@ export class Supervisor {
     });
   }
 
-  private launch(name: ServiceName): RunningService {
-    const { port } = loadServiceConfig(name);
-    const service = startService(name, port, {}, (line) => this.print(`[${name.padEnd(12)}] ${line}`));
+  private launch(name: AppName): RunningService {
+    const service = startService(name, portOf(name), {}, (line) => this.print(`[${name.padEnd(15)}] ${line}`));
     this.running.set(name, service);
     service.child.once('exit', (code, signal) => {
       if (this.stopping) return;
-      this.print(`[${name.padEnd(12)}] exited (${code ?? signal}); restarting in ${restartDelayMs} ms`);
+      this.print(`[${name.padEnd(15)}] exited (${code ?? signal}); restarting in ${restartDelayMs} ms`);
       setTimeout(() => !this.stopping && this.launch(name), restartDelayMs);
     });
     return service;

@@ -1,6 +1,6 @@
 import type { Migration } from '@app/database';
 
-/** One notification per (task, outcome), enforced by the database; webhooks registered per user. */
+/** One notification per (task, outcome), enforced by the database; one webhook per user. */
 export const notificationTables: Migration = {
   name: '001-notification',
   async up(knex) {
@@ -16,12 +16,19 @@ export const notificationTables: Migration = {
       t.text('user_id').notNullable();
       t.text('outcome').notNullable();
       t.uuid('event_id').notNullable();
+      t.text('correlation_id').notNullable();
+      t.text('message').notNullable();
+      t.jsonb('payload').notNullable();
+      t.text('channel').notNullable();
       t.text('status').notNullable();
       t.integer('delivery_attempts').notNullable().defaultTo(0);
       t.timestamp('next_delivery_at', { useTz: true });
+      t.text('last_error');
       t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+      t.timestamp('delivered_at', { useTz: true });
       t.unique(['task_id', 'outcome']);
       t.index(['user_id', 'created_at']);
+      t.index(['status', 'next_delivery_at']);
     });
   },
   async down(knex) {

@@ -39,7 +39,7 @@ export const tasksTables: Migration = {
       t.text('request_hash').notNullable();
       t.uuid('task_id').notNullable();
       t.integer('response_status');
-      t.jsonb('response_body');
+      t.json('response_body'); // json, not jsonb: a replay answers with the very same body
       t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
       t.timestamp('expires_at', { useTz: true }).notNullable();
       t.primary(['user_id', 'route', 'key']);
