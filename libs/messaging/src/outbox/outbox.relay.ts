@@ -23,7 +23,7 @@ interface OutboxRow {
 }
 
 /** Any constant works: each service has its own database, so this lock is per service. */
-const relayLockKey = 7_140_001;
+export const relayLockKey = 7_140_001;
 
 /**
  * Publishes outbox rows in id order with an idempotent producer (acks=all), a whole batch per

@@ -1,0 +1,101 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Platform } from '../support/platform';
+
+const types = (task: Record<string, any>) => task.timeline.map((e: { eventType: string }) => e.eventType);
+
+describe('each path of a report request, end to end', () => {
+  const platform = new Platform({ DEFAULT_QUOTA: '2' });
+  beforeAll(() => platform.start());
+  afterAll(() => platform.stop());
+
+  it('success: one debit, one report, one notification, in order', async () => {
+    // When
+    const { body } = await platform.submit('success-user', { text: 'numbers' });
+    const task = await platform.settled(body.taskId);
+
+    // Then
+    expect(task).toMatchObject({ state: 'SUCCESS', attempts: 1, reason: null, reportRef: `reports/${body.taskId}.md` });
+    expect(types(task)).toEqual(['TaskRequested', 'QuotaDebited', 'GenerationStarted', 'GenerationSucceeded', 'TaskCompleted', 'NotificationSent']);
+    expect(await platform.quota('success-user')).toMatchObject({ balance: 1, debited: 1, refunded: 0 });
+    expect(fs.readFileSync(path.join(platform.reportsDir, `${body.taskId}.md`), 'utf8')).toContain('numbers');
+    const notes = await platform.notifications('success-user');
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toMatchObject({ outcome: 'TaskCompleted', channel: 'inbox', status: 'delivered' });
+  });
+
+  it('transient then success: retried with backoff, charged once', async () => {
+    const { body } = await platform.submit('transient-user', { simulate: { transientFailures: 2 } });
+    const task = await platform.settled(body.taskId);
+
+    expect(task).toMatchObject({ state: 'SUCCESS', attempts: 3 });
+    expect(types(task)).toEqual([
+      'TaskRequested',
+      'QuotaDebited',
+      'GenerationStarted',
+      'GenerationRetryScheduled',
+      'GenerationStarted',
+      'GenerationRetryScheduled',
+      'GenerationStarted',
+      'GenerationSucceeded',
+      'TaskCompleted',
+      'NotificationSent',
+    ]);
+    const retries = task.timeline.filter((e: { eventType: string }) => e.eventType === 'GenerationRetryScheduled');
+    expect(retries.map((e: { data: { errorCode: string } }) => e.data.errorCode)).toEqual(['MODEL_UNAVAILABLE', 'MODEL_UNAVAILABLE']);
+    expect(await platform.quota('transient-user')).toMatchObject({ balance: 1, debited: 1, refunded: 0 });
+    const generation = await platform.generation(body.taskId);
+    expect(generation.attempts.map((a: { outcome: string }) => a.outcome)).toEqual(['retry', 'retry', 'succeeded']);
+  });
+
+  it('retries exhausted: failed, refunded once, told why', async () => {
+    const { body } = await platform.submit('exhausted-user', { simulate: { transientFailures: 99 } });
+    const task = await platform.settled(body.taskId);
+
+    expect(task).toMatchObject({ state: 'COMPENSATED', attempts: 4, reason: 'gave up after 4 attempts: the model answered 503' });
+    expect(types(task).slice(-5)).toEqual(['GenerationStarted', 'GenerationFailed', 'QuotaRefunded', 'TaskFailed', 'NotificationSent']);
+    expect(task.timeline.find((e: { eventType: string }) => e.eventType === 'TaskFailed').data).toMatchObject({ compensated: true, errorCode: 'MODEL_UNAVAILABLE' });
+    expect(await platform.quota('exhausted-user')).toMatchObject({ balance: 2, debited: 1, refunded: 1 });
+    const [note] = await platform.notifications('exhausted-user');
+    expect(note.message).toBe('Your report could not be produced: gave up after 4 attempts: the model answered 503. The quota it used has been refunded.');
+    expect(fs.readdirSync(path.join(platform.reportsDir, 'tmp')).filter((f) => f.startsWith(body.taskId))).toEqual([]);
+  });
+
+  it('permanent failure: never retried, refunded once', async () => {
+    const { body } = await platform.submit('permanent-user', { simulate: { permanentFailure: true } });
+    const task = await platform.settled(body.taskId);
+
+    expect(task).toMatchObject({ state: 'COMPENSATED', attempts: 1 });
+    expect(types(task)).toEqual(['TaskRequested', 'QuotaDebited', 'GenerationStarted', 'GenerationFailed', 'QuotaRefunded', 'TaskFailed', 'NotificationSent']);
+    expect(task.timeline.find((e: { eventType: string }) => e.eventType === 'GenerationFailed').data).toMatchObject({ errorClass: 'PERMANENT', errorCode: 'MODEL_REJECTED' });
+    expect(await platform.quota('permanent-user')).toMatchObject({ balance: 2, debited: 1, refunded: 1 });
+  });
+
+  it('a model that hangs: each attempt times out and is cancelled, then the task is compensated', async () => {
+    const { body } = await platform.submit('hang-user', { simulate: { hang: true } });
+    const task = await platform.settled(body.taskId);
+
+    expect(task).toMatchObject({ state: 'COMPENSATED', attempts: 4, reason: 'gave up after 4 attempts: the model did not answer in time' });
+    const cancelled = await platform.cancellations();
+    expect([1, 2, 3, 4].every((attempt) => cancelled.includes(`${body.taskId}.${attempt}`))).toBe(true);
+    expect(await platform.quota('hang-user')).toMatchObject({ balance: 2, debited: 1, refunded: 1 });
+  });
+
+  it('quota rejected: a refusal, nothing to compensate, the user told', async () => {
+    // Given a user whose two units of quota are spent
+    for (const i of [1, 2]) await platform.settled((await platform.submit('poor-user', { i })).body.taskId);
+
+    // When a third report is asked for
+    const { body } = await platform.submit('poor-user', { i: 3 });
+    const task = await platform.settled(body.taskId);
+
+    // Then
+    expect(task).toMatchObject({ state: 'FAILED', attempts: 0, reason: 'not enough quota (balance 0)' });
+    expect(types(task)).toEqual(['TaskRequested', 'QuotaRejected', 'TaskFailed', 'NotificationSent']);
+    expect(task.timeline.find((e: { eventType: string }) => e.eventType === 'TaskFailed').data).toMatchObject({ compensated: false, errorCode: 'INSUFFICIENT_QUOTA' });
+    expect(await platform.quota('poor-user')).toMatchObject({ balance: 0, debited: 2, refunded: 0 });
+    expect(await platform.notifications('poor-user')).toHaveLength(3);
+    // and generation, which knows the request but never got the go-ahead, never called the model
+    expect(await platform.generation(body.taskId)).toMatchObject({ status: 'awaiting', attempts: [] });
+  });
+});

@@ -1,0 +1,120 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { serviceNames } from '@app/config';
+import { AppName, RunningService, startService, stopService, waitForHealth } from '../../tools/run/service-process';
+import { TestEnv } from './test-env';
+import { freePort } from './unique';
+import { waitFor } from './wait-for';
+
+/** Settings that make a test run of the platform fast: millisecond retries and polls. */
+export const fastSettings: NodeJS.ProcessEnv = {
+  GENERATION_RETRY_DELAYS: '50ms,100ms,150ms',
+  GENERATION_POLL_INTERVAL: '50ms',
+  MODEL_TIMEOUT: '500ms',
+  OUTBOX_POLL_INTERVAL: '100ms',
+  WEBHOOK_RETRY_INITIAL: '50ms',
+  WEBHOOK_POLL_INTERVAL: '50ms',
+  WEBHOOK_TIMEOUT: '1s',
+  CONSUMER_RETRY_INITIAL: '20ms',
+};
+
+/**
+ * The whole platform for one test file: the model simulator and the four services as real
+ * processes, on the real stack, with their own databases, topic prefix and report folder.
+ */
+export class Platform {
+  readonly env = new TestEnv();
+  readonly reportsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reports-'));
+  private readonly apps = new Map<AppName, RunningService>();
+
+  constructor(private readonly settings: NodeJS.ProcessEnv = {}) {}
+
+  url(name: AppName): string {
+    return `http://127.0.0.1:${this.apps.get(name)!.port}`;
+  }
+
+  service(name: AppName): RunningService {
+    return this.apps.get(name)!;
+  }
+
+  async start(): Promise<this> {
+    await this.startApp('model-simulator', await freePort());
+    for (const name of serviceNames) this.apps.set(name, startService(name, await freePort(), this.envFor(name)));
+    await Promise.all(serviceNames.map((name) => waitForHealth(this.apps.get(name)!)));
+    return this;
+  }
+
+  /** Starts (or starts again, on the same port) one app and waits until it is healthy. */
+  async startApp(name: AppName, port = this.apps.get(name)?.port): Promise<RunningService> {
+    const app = startService(name, port ?? (await freePort()), this.envFor(name));
+    this.apps.set(name, app);
+    await waitForHealth(app);
+    return app;
+  }
+
+  async kill(name: AppName): Promise<void> {
+    await stopService(this.apps.get(name)!, 'SIGKILL');
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.apps.values()].map((app) => stopService(app)));
+    await this.env.dropDatabases(serviceNames);
+    fs.rmSync(this.reportsDir, { recursive: true, force: true });
+  }
+
+  private envFor(name: AppName): NodeJS.ProcessEnv {
+    const simulator = this.apps.get('model-simulator');
+    return {
+      ...fastSettings,
+      ...this.settings,
+      ...(name === 'model-simulator' ? {} : this.env.serviceEnv(name)),
+      MODEL_BASE_URL: simulator ? `http://127.0.0.1:${simulator.port}` : '',
+      REPORTS_DIR: this.reportsDir,
+    };
+  }
+
+  // --- the public API, as a client uses it
+
+  async submit(userId: string, input: Record<string, unknown> = {}, key = `key-${Math.random()}`, reportType = 'summary') {
+    const response = await fetch(`${this.url('tasks')}/tasks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify({ userId, reportType, input }),
+    });
+    return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> };
+  }
+
+  async task(taskId: string): Promise<Record<string, any>> {
+    return (await fetch(`${this.url('tasks')}/tasks/${taskId}`)).json() as Promise<Record<string, any>>;
+  }
+
+  /** Waits until the task is terminal and its user was notified, then returns it. */
+  async settled(taskId: string, timeoutMs = 60_000): Promise<Record<string, any>> {
+    return waitFor(
+      async () => {
+        const task = await this.task(taskId);
+        const done = ['SUCCESS', 'FAILED', 'COMPENSATED'].includes(task.state);
+        return done && task.timeline.some((e: { eventType: string }) => e.eventType === 'NotificationSent') && task;
+      },
+      { what: `task ${taskId} to settle`, timeoutMs },
+    );
+  }
+
+  async quota(userId: string): Promise<{ balance: number; debited: number; refunded: number }> {
+    return (await fetch(`${this.url('quota')}/quota/${userId}`)).json() as Promise<{ balance: number; debited: number; refunded: number }>;
+  }
+
+  async notifications(userId: string): Promise<Array<Record<string, any>>> {
+    return ((await (await fetch(`${this.url('notification')}/notifications?userId=${userId}`)).json()) as { items: Array<Record<string, any>> }).items;
+  }
+
+  async generation(taskId: string): Promise<Record<string, any>> {
+    return (await fetch(`${this.url('generation')}/generations/${taskId}`)).json() as Promise<Record<string, any>>;
+  }
+
+  async cancellations(): Promise<string[]> {
+    const body = (await (await fetch(`${this.url('model-simulator')}/v1/cancellations`)).json()) as { cancellations: Array<{ requestId: string }> };
+    return body.cancellations.map((c) => c.requestId);
+  }
+}
