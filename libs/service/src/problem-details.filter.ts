@@ -10,8 +10,9 @@ import type { Response } from 'express';
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger('http');
 
-  catch(exception: unknown, host: ArgumentsHost): void {
+  catch(thrown: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
+    const exception = fromBodyParser(thrown) ?? thrown;
     const status = exception instanceof HttpException ? exception.getStatus() : HttpStatus.INTERNAL_SERVER_ERROR;
     if (!(exception instanceof HttpException)) this.logger.error((exception as Error)?.stack ?? String(exception));
     const body = exception instanceof HttpException ? exception.getResponse() : undefined;
@@ -28,6 +29,15 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       .type('application/problem+json')
       .json({ type: 'about:blank', title: HttpStatus[status]?.replace(/_/g, ' ').toLowerCase() ?? 'error', status, detail });
   }
+}
+
+/** Express' body parser reports a body it cannot read with its own error types. */
+function fromBodyParser(error: unknown): HttpException | undefined {
+  const { type, limit } = (error ?? {}) as { type?: string; limit?: number };
+  if (type === 'entity.parse.failed') return new HttpException(`the request body is not valid JSON: ${(error as Error).message}`, HttpStatus.BAD_REQUEST);
+  if (type === 'entity.too.large') return new HttpException(`the request body is larger than the limit of ${limit} bytes`, HttpStatus.PAYLOAD_TOO_LARGE);
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported') return new HttpException((error as Error).message, HttpStatus.UNSUPPORTED_MEDIA_TYPE);
+  return undefined;
 }
 
 /** An HttpException that also sets response headers (Retry-After, say). */
