@@ -1,11 +1,31 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { serviceNames } from '@app/config';
+import { defaults, serviceNames } from '@app/config';
+import { EventType, topicFor } from '@app/events';
+import { createKafka } from '@app/messaging';
 import { AppName, RunningService, startService, stopService, waitForHealth } from '../../tools/run/service-process';
 import { TestEnv } from './test-env';
 import { freePort } from './unique';
 import { waitFor } from './wait-for';
+
+/** What each service's consumer reads, as its handlers declare it. */
+const subscriptions: Record<string, EventType[]> = {
+  tasks: [
+    'TaskRequested',
+    'QuotaDebited',
+    'QuotaRejected',
+    'GenerationStarted',
+    'GenerationRetryScheduled',
+    'GenerationSucceeded',
+    'GenerationFailed',
+    'QuotaRefunded',
+    'NotificationSent',
+  ],
+  quota: ['TaskRequested', 'GenerationFailed'],
+  generation: ['TaskRequested', 'QuotaDebited'],
+  notification: ['TaskCompleted', 'TaskFailed'],
+};
 
 /** Settings that make a test run of the platform fast: millisecond retries and polls. */
 export const fastSettings: NodeJS.ProcessEnv = {
@@ -73,6 +93,39 @@ export class Platform {
       REPORTS_DIR: this.reportsDir,
     };
   }
+
+  /**
+   * Waits until every service's consumer group has committed offsets up to the end of each topic it
+   * reads: all that was on the topics has been processed.
+   */
+  async consumersCaughtUp(timeoutMs = 60_000): Promise<void> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      await waitFor(
+        async () => {
+          for (const [service, types] of Object.entries(subscriptions)) {
+            const topics = types.map((type) => topicFor(type, this.env.topicPrefix));
+            const committed = await admin.fetchOffsets({ groupId: `${this.env.topicPrefix}${service}`, topics });
+            for (const topic of topics) {
+              const ends = await admin.fetchTopicOffsets(topic);
+              const group = committed.find((c) => c.topic === topic)?.partitions ?? [];
+              for (const end of ends) {
+                const offset = Number(group.find((p) => p.partition === end.partition)?.offset ?? -1);
+                if (Number(end.high) > 0 && offset < Number(end.high)) return false;
+              }
+            }
+          }
+          return true;
+        },
+        { what: 'every consumer to catch up', timeoutMs, intervalMs: 250 },
+      );
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  readonly kafka = createKafka('platform-test', [defaults.kafkaBrokers]);
 
   // --- the public API, as a client uses it
 
