@@ -3,7 +3,7 @@ import { BackoffPolicy, parseDuration } from './backoff';
 export interface MessagingConfig {
   topicPartitions: number;
   relay: { batchSize: number; pollIntervalMs: number; retentionMs: number };
-  consumer: { maxAttempts: number; retryBackoff: BackoffPolicy };
+  consumer: { maxAttempts: number; retryBackoff: BackoffPolicy; sessionTimeoutMs: number };
   /** Undefined keeps inbox rows forever (the default): topics are replayable, so the inbox must remember. */
   inboxRetentionMs?: number;
 }
@@ -28,6 +28,8 @@ export function loadMessagingConfig(env: NodeJS.ProcessEnv = process.env): Messa
     consumer: {
       maxAttempts: int('CONSUMER_MAX_ATTEMPTS', 3),
       retryBackoff: { initialMs: duration('CONSUMER_RETRY_INITIAL', '200ms'), maxMs: duration('CONSUMER_RETRY_MAX', '5s'), jitter: 0.2 },
+      // How soon a dead instance's partitions go to another: kafkajs' 30 s is long for a crash.
+      sessionTimeoutMs: duration('CONSUMER_SESSION_TIMEOUT', '10s'),
     },
     inboxRetentionMs: env.INBOX_RETENTION ? parseDuration(env.INBOX_RETENTION) : undefined,
   };

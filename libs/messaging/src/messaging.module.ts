@@ -29,6 +29,7 @@ export interface HandlerSource {
 export class MessagingModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('messaging');
   private inboxPruning?: NodeJS.Timeout;
+  private consumerStarting?: Promise<void>;
 
   static forRoot(handlers?: Type<HandlerSource>): DynamicModule {
     const consumerProviders = handlers
@@ -77,7 +78,8 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
     const topics = eventTypes.map((type) => ({ topic: this.codec.topicFor(type), partitions: this.config.topicPartitions }));
     await ensureTopics(this.kafka, topics);
     await this.relay.start();
-    await this.consumer?.start();
+    // Joining the group can wait out a dead member's session; the service serves meanwhile.
+    this.consumerStarting = this.consumer?.start().catch((error) => this.logger.error(`the consumer could not start: ${(error as Error).stack}`));
     const retention = this.config.inboxRetentionMs;
     if (retention !== undefined) {
       this.inboxPruning = setInterval(() => {
@@ -88,6 +90,7 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
 
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.inboxPruning);
+    await this.consumerStarting;
     await this.consumer?.stop();
     await this.relay.stop();
   }

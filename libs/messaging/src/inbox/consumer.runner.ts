@@ -19,6 +19,7 @@ export interface ConsumerOptions {
   maxAttempts: number;
   retryBackoff: BackoffPolicy;
   topicPartitions: number;
+  sessionTimeoutMs?: number;
 }
 
 export interface ConsumerStats {
@@ -53,7 +54,13 @@ export class ConsumerRunner {
   ) {
     this.groupId = `${codec.topicPrefix}${options.name}`;
     this.logger = new Logger(`consumer ${options.name}`);
-    this.consumer = kafka.consumer({ groupId: this.groupId, allowAutoTopicCreation: false });
+    const sessionTimeout = options.sessionTimeoutMs ?? 10_000;
+    this.consumer = kafka.consumer({
+      groupId: this.groupId,
+      allowAutoTopicCreation: false,
+      sessionTimeout,
+      heartbeatInterval: Math.max(500, Math.floor(sessionTimeout / 5)),
+    });
     this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
       this.assignment = payload.memberAssignment;
