@@ -1,55 +1,80 @@
 import { randomUUID } from 'node:crypto';
-import { loadServiceConfig } from '@app/config';
-import { TaskRequested } from '@app/events';
-import { createKafka, ensureTopics, EventCodec } from '@app/messaging';
 import { healthStatus, RunningService } from '../run/service-process';
 import { print, runPlatform } from '../run/run-platform';
 
-/** `npm run demo`: the platform up, every service's health, and one Avro event's round trip. */
-async function showcase(services: RunningService[]): Promise<void> {
-  print('\nhealth');
-  for (const s of services) print(`  ${s.name.padEnd(13)} GET http://127.0.0.1:${s.port}/health -> ${await healthStatus(s.port)}`);
+/**
+ * `npm run demo`: the platform up, then one report request down every path — success, transient
+ * failures then success, retries exhausted, permanent failure, quota rejected, a double click — each
+ * task's outcome and timeline printed as it settles.
+ */
+const demoEnv = { DEFAULT_QUOTA: '1', GENERATION_RETRY_DELAYS: '1s,2s,3s', MODEL_TIMEOUT: '2s', LOG_LEVEL: 'warn' };
+const run = randomUUID().slice(0, 6);
 
-  const config = loadServiceConfig('tasks');
-  const codec = new EventCodec(config.schemaRegistryUrl, 'demo.');
-  const kafka = createKafka('demo', config.kafkaBrokers);
-  const topic = codec.topicFor('TaskRequested');
-  await ensureTopics(kafka, [{ topic }]);
-  const event: TaskRequested = {
-    eventId: randomUUID(),
-    eventType: 'TaskRequested',
-    occurredAt: Date.now(),
-    taskId: randomUUID(),
-    userId: 'demo-user',
-    correlationId: randomUUID(),
-    causationId: null,
-    producer: 'demo',
-    idempotencyKey: randomUUID(),
-    reportType: 'summary',
-    input: JSON.stringify({ text: 'quarterly numbers' }),
-  };
-  const value = await codec.encode(event);
-  const producer = kafka.producer({ idempotent: true });
-  await producer.connect();
-  const [{ partition, baseOffset }] = await producer.send({ topic, acks: -1, messages: [{ key: event.taskId, value }] });
-  await producer.disconnect();
-
-  const consumer = kafka.consumer({ groupId: `demo-${randomUUID()}` });
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  const decoded = await new Promise<TaskRequested>((resolve) => {
-    void consumer.run({
-      eachMessage: async ({ message, partition: p }) => {
-        if (p === partition && message.offset === baseOffset) resolve((await codec.decode(message.value as Buffer)) as TaskRequested);
-      },
-    });
-  });
-  await consumer.disconnect();
-
-  print(`\nAvro round trip on ${topic} (subject ${topic}-value, schema id ${value.readInt32BE(1)})`);
-  print(`  sent     ${value.length} bytes, partition ${partition}, offset ${baseOffset}`);
-  print(`  decoded  ${JSON.stringify(decoded)}`);
-  print(`  equal to what was sent: ${JSON.stringify(decoded) === JSON.stringify(event)}`);
+interface Task {
+  taskId: string;
+  userId: string;
+  state: string;
+  reason: string | null;
+  attempts: number;
+  timeline: Array<{ eventType: string; occurredAt: string; producer: string; data: Record<string, unknown> }>;
 }
 
-runPlatform(showcase);
+async function showcase(services: RunningService[]): Promise<void> {
+  const url = (name: string) => `http://127.0.0.1:${services.find((s) => s.name === name)!.port}`;
+  print('\nhealth');
+  for (const s of services) print(`  ${s.name.padEnd(16)} GET ${url(s.name)}/health -> ${await healthStatus(s.port)}`);
+
+  const submit = async (userId: string, input: Record<string, unknown>, key = randomUUID()) => {
+    const response = await fetch(`${url('tasks')}/tasks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify({ userId, reportType: 'summary', input }),
+    });
+    return { status: response.status, replayed: response.headers.get('idempotent-replayed') === 'true', ...((await response.json()) as { taskId: string }) };
+  };
+  const settled = async (taskId: string): Promise<Task> => {
+    for (;;) {
+      const task = (await (await fetch(`${url('tasks')}/tasks/${taskId}`)).json()) as Task;
+      if (task.timeline.some((e) => e.eventType === 'NotificationSent')) return task;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
+
+  const user = (name: string) => `${name}-${run}`;
+  const paths: Array<[string, string, Record<string, unknown>]> = [
+    ['success', user('ada'), { text: 'quarterly numbers' }],
+    ['transient failures, then success', user('ben'), { simulate: { transientFailures: 2 } }],
+    ['retries exhausted', user('cyd'), { simulate: { transientFailures: 99 } }],
+    ['permanent failure', user('dee'), { simulate: { permanentFailure: true } }],
+  ];
+  print(`\nsubmitting (each user starts with 1 unit of quota; retries after 1s, 2s, 3s)`);
+  const submitted = await Promise.all(paths.map(async ([name, userId, input]) => ({ name, userId, ...(await submit(userId, input)) })));
+  const rejectedFirst = await submit(user('eve'), { text: 'first' });
+  const rejected = await submit(user('eve'), { text: 'second, beyond the quota' });
+  const key = randomUUID();
+  const click = await submit(user('fay'), { text: 'double click' }, key);
+  const again = await submit(user('fay'), { text: 'double click' }, key);
+  print(`  double click: ${click.status} task ${click.taskId}; again: ${again.status} task ${again.taskId}, Idempotent-Replayed: ${again.replayed}`);
+
+  const all = [
+    ...submitted,
+    { name: 'spends the only unit', userId: user('eve'), ...rejectedFirst },
+    { name: 'quota rejected', userId: user('eve'), ...rejected },
+    { name: 'double click (one task)', userId: user('fay'), ...click },
+  ];
+  for (const entry of all) {
+    const task = await settled(entry.taskId);
+    const balance = ((await (await fetch(`${url('quota')}/quota/${entry.userId}`)).json()) as { balance: number }).balance;
+    print(`\n${entry.name}: ${task.state}  attempts ${task.attempts}  quota left ${balance}${task.reason ? `\n  reason: ${task.reason}` : ''}`);
+    const start = Date.parse(task.timeline[0].occurredAt);
+    for (const e of task.timeline) {
+      const detail = Object.entries(e.data)
+        .filter(([k]) => !['input', 'idempotencyKey', 'reportType'].includes(k))
+        .map(([k, v]) => `${k}=${typeof v === 'string' && v.length > 50 ? `${v.slice(0, 50)}…` : v}`)
+        .join(' ');
+      print(`  +${String(Date.parse(e.occurredAt) - start).padStart(5)} ms  ${e.eventType.padEnd(25)} ${e.producer.padEnd(12)} ${detail}`);
+    }
+  }
+}
+
+runPlatform(showcase, demoEnv);

@@ -17,7 +17,10 @@ export class Supervisor {
   private readonly running = new Map<AppName, RunningService>();
   private stopping = false;
 
-  constructor(private readonly print: (line: string) => void) {}
+  constructor(
+    private readonly print: (line: string) => void,
+    private readonly env: NodeJS.ProcessEnv = {},
+  ) {}
 
   async startAll(): Promise<RunningService[]> {
     const services = apps.map((name) => this.launch(name));
@@ -43,7 +46,7 @@ export class Supervisor {
   }
 
   private launch(name: AppName): RunningService {
-    const service = startService(name, portOf(name), {}, (line) => this.print(`[${name.padEnd(15)}] ${line}`));
+    const service = startService(name, portOf(name), this.env, (line) => this.print(`[${name.padEnd(15)}] ${line}`));
     this.running.set(name, service);
     service.child.once('exit', (code, signal) => {
       if (this.stopping) return;
