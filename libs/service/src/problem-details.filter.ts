@@ -16,6 +16,11 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const status = exception instanceof HttpException ? exception.getStatus() : HttpStatus.INTERNAL_SERVER_ERROR;
     if (!(exception instanceof HttpException)) this.logger.error((exception as Error)?.stack ?? String(exception));
     const body = exception instanceof HttpException ? exception.getResponse() : undefined;
+    if (typeof body === 'object' && body !== null && !('message' in body)) {
+      // A structured answer of its own (terminus' health report with its 503, say): kept as it is.
+      response.status(status).json(body);
+      return;
+    }
     const detail =
       status === HttpStatus.INTERNAL_SERVER_ERROR
         ? 'internal error'
