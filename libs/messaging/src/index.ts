@@ -15,3 +15,4 @@ export * from './trace';
 export * from './inbox/prune-inbox';
 export * from './messaging.config';
 export * from './messaging.module';
+export * from './worker-loop';

@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { KNEX } from '@app/database';
+import { WorkerLoop } from '@app/messaging';
 import { ModelClient } from '../model/model.client';
 import { ModelOutcome } from '../model/model-outcome';
 import { GENERATION_CONFIG, GenerationConfig } from '../generation.config';
@@ -21,9 +22,7 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
   private readonly model: ModelClient;
   private readonly reports: ReportStore;
   private readonly inFlight = new Set<Promise<void>>();
-  private running = false;
-  private loop?: Promise<void>;
-  private wakeUp?: () => void;
+  private readonly loop: WorkerLoop;
 
   constructor(
     @Inject(KNEX) private readonly knex: Knex,
@@ -31,49 +30,41 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
   ) {
     this.model = new ModelClient(config.modelBaseUrl, config.modelTimeoutMs);
     this.reports = new ReportStore(config.reportsDir);
+    this.loop = new WorkerLoop(() => this.round(), { name: 'generation-worker', pollIntervalMs: config.pollIntervalMs });
   }
 
   onApplicationBootstrap(): void {
-    this.running = true;
-    this.loop = this.run();
+    this.loop.start();
   }
 
   /** Lets the attempts in flight finish (a model call ends by its timeout at the latest). */
   async beforeApplicationShutdown(): Promise<void> {
-    this.running = false;
-    this.wakeUp?.();
-    await this.loop;
+    await this.loop.stop();
     await Promise.all(this.inFlight);
   }
 
   wake(): void {
-    this.wakeUp?.();
+    this.loop.wake();
   }
 
   private get leaseMs(): number {
     return this.config.modelTimeoutMs + 10_000;
   }
 
-  private async run(): Promise<void> {
-    while (this.running) {
-      try {
-        await this.recoverInterrupted();
-        const free = concurrency - this.inFlight.size;
-        const jobs = free > 0 ? await claimDueJobs(this.knex, free, this.leaseMs) : [];
-        for (const job of jobs) this.track(this.attempt(job));
-        if (jobs.length === 0 || this.inFlight.size >= concurrency) await this.idle(this.config.pollIntervalMs);
-      } catch (error) {
-        this.logger.warn(`scheduling failed: ${(error as Error).message}`);
-        await this.idle(this.config.pollIntervalMs);
-      }
-    }
+  /** Starts what is due, up to the concurrency; runs again at once while jobs were started and room is left. */
+  private async round(): Promise<boolean> {
+    await this.recoverInterrupted();
+    const free = concurrency - this.inFlight.size;
+    const jobs = free > 0 ? await claimDueJobs(this.knex, free, this.leaseMs) : [];
+    for (const job of jobs) this.track(this.attempt(job));
+    return jobs.length > 0 && this.inFlight.size < concurrency;
   }
 
   private track(work: Promise<void>): void {
     this.inFlight.add(work);
     void work.finally(() => {
       this.inFlight.delete(work);
-      this.wakeUp?.();
+      this.loop.wake(); // room for another attempt
     });
   }
 
@@ -112,19 +103,6 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
         await recordAttempt(trx, job, job.attempts, interrupted, decision);
         this.logger.warn(`attempt ${job.attempts} of ${job.task_id} was interrupted; ${decision.kind}`);
       }
-    });
-  }
-
-  private idle(ms: number): Promise<void> {
-    if (!this.running) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakeUp = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wakeUp = done;
     });
   }
 }

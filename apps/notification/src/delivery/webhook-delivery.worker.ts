@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { Webhook } from 'standardwebhooks';
 import { KNEX } from '@app/database';
 import { causedBy, EventOf } from '@app/events';
-import { addToOutbox, exponentialDelay } from '@app/messaging';
+import { addToOutbox, exponentialDelay, WorkerLoop } from '@app/messaging';
 import { NOTIFICATION_CONFIG, NotificationConfig } from '../notification.config';
 import { classifyDelivery, DeliveryOutcome } from './delivery-outcome';
 
@@ -27,41 +27,31 @@ interface Pending {
 @Injectable()
 export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('webhooks');
-  private running = false;
-  private loop?: Promise<void>;
-  private wakeUp?: () => void;
+  private readonly loop: WorkerLoop;
 
   constructor(
     @Inject(KNEX) private readonly knex: Knex,
     @Inject(NOTIFICATION_CONFIG) private readonly config: NotificationConfig,
-  ) {}
+  ) {
+    this.loop = new WorkerLoop(() => this.round(), { name: 'webhooks', pollIntervalMs: config.pollIntervalMs });
+  }
 
   onApplicationBootstrap(): void {
-    this.running = true;
-    this.loop = this.run();
+    this.loop.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.running = false;
-    this.wakeUp?.();
-    await this.loop;
+    await this.loop.stop();
   }
 
   wake(): void {
-    this.wakeUp?.();
+    this.loop.wake();
   }
 
-  private async run(): Promise<void> {
-    while (this.running) {
-      try {
-        const batch = await this.claim(10);
-        await Promise.all(batch.map((n) => this.deliver(n)));
-        if (batch.length === 0) await this.idle(this.config.pollIntervalMs);
-      } catch (error) {
-        this.logger.warn(`delivery round failed: ${(error as Error).message}`);
-        await this.idle(this.config.pollIntervalMs);
-      }
-    }
+  private async round(): Promise<boolean> {
+    const batch = await this.claim(10);
+    await Promise.all(batch.map((n) => this.deliver(n)));
+    return batch.length > 0;
   }
 
   /** Due notifications, pushed out by the delivery timeout so that no other round takes them meanwhile. */
@@ -129,19 +119,6 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
       this.logger.warn(`webhook delivery of notification ${n.id} failed for good after ${n.delivery_attempts} attempt(s): ${outcome.error}`);
       await trx('notifications').where({ id: n.id }).update({ status: 'failed', next_delivery_at: null, last_error: outcome.error });
       await addToOutbox(trx, causedBy(n.payload, 'NotificationSent', { outcome: n.outcome, channel: 'inbox' }, 'notification'));
-    });
-  }
-
-  private idle(ms: number): Promise<void> {
-    if (!this.running) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakeUp = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wakeUp = done;
     });
   }
 }

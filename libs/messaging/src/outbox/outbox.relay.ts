@@ -2,8 +2,8 @@ import { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
 import type { Kafka, Message, Producer, TopicMessages } from 'kafkajs';
 import { DomainEvent } from '@app/events';
-import { exponentialDelay } from '../backoff';
 import { EventCodec } from '../event.codec';
+import { WorkerLoop } from '../worker-loop';
 import { outboxCommitted, outboxSignal } from './outbox-signal';
 
 export interface RelayOptions {
@@ -36,18 +36,9 @@ export const relayLockKey = 7_140_001;
 export class OutboxRelay {
   private readonly logger = new Logger('outbox-relay');
   private readonly producer: Producer;
-  private running = false;
-  private loop?: Promise<void>;
-  private wakeUp?: () => void;
-  /** A commit hint that arrived while a batch was in flight: the next idle returns at once. */
-  private hinted = false;
+  private readonly loop: WorkerLoop;
   private lastPrune = 0;
-  /** False while backing off after a failure, so that a burst of commits cannot hammer a broken broker. */
-  private listening = true;
-  private readonly onCommit = () => {
-    this.hinted = true;
-    if (this.listening) this.wakeUp?.();
-  };
+  private readonly onCommit = () => this.loop.wake();
 
   constructor(
     private readonly knex: Knex,
@@ -56,41 +47,27 @@ export class OutboxRelay {
     private readonly options: RelayOptions,
   ) {
     this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    this.loop = new WorkerLoop(() => this.round(), { name: 'outbox-relay', pollIntervalMs: options.pollIntervalMs });
   }
 
   async start(): Promise<void> {
     await this.producer.connect();
-    this.running = true;
     outboxSignal.on(outboxCommitted, this.onCommit);
-    this.loop = this.run();
+    this.loop.start();
   }
 
   /** Finishes the batch in flight, then disconnects. */
   async stop(): Promise<void> {
-    this.running = false;
     outboxSignal.off(outboxCommitted, this.onCommit);
-    this.wakeUp?.(); // also ends a failure backoff
-    await this.loop;
+    await this.loop.stop();
     await this.producer.disconnect();
   }
 
-  private async run(): Promise<void> {
-    let failures = 0;
-    while (this.running) {
-      try {
-        const published = await this.publishBatch();
-        failures = 0;
-        await this.pruneIfDue();
-        if (published < this.options.batchSize) await this.idle(this.options.pollIntervalMs);
-      } catch (error) {
-        failures++;
-        const delay = exponentialDelay(failures, { initialMs: 200, maxMs: 10_000, jitter: 0.2 });
-        this.logger.warn(`publishing failed (${(error as Error).message}); retrying in ${delay} ms`);
-        this.listening = false;
-        await this.idle(delay);
-        this.listening = true;
-      }
-    }
+  /** A full batch means there may be more: the loop runs again at once. */
+  private async round(): Promise<boolean> {
+    const published = await this.publishBatch();
+    await this.pruneIfDue();
+    return published === this.options.batchSize;
   }
 
   /** One batch: returns how many rows were published (0 when another instance holds the lock). */
@@ -129,22 +106,5 @@ export class OutboxRelay {
     const cutoff = new Date(Date.now() - this.options.retentionMs);
     const pruned = await this.knex('outbox').whereNotNull('published_at').where('published_at', '<', cutoff).delete();
     if (pruned) this.logger.log(`pruned ${pruned} published outbox rows older than ${cutoff.toISOString()}`);
-  }
-
-  private idle(ms: number): Promise<void> {
-    if ((this.hinted && this.listening) || !this.running) {
-      this.hinted = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakeUp = undefined;
-        this.hinted = false;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wakeUp = done;
-    });
   }
 }
