@@ -5,7 +5,7 @@ import { waitFor } from '../support/wait-for';
 
 describe('services killed with SIGKILL in the middle of a task', () => {
   // Backoff long enough to kill generation inside it.
-  const platform = new Platform({ GENERATION_RETRY_DELAYS: '3s,3s,3s' });
+  const platform = new Platform({ GENERATION_RETRY_DELAYS: '3s,3s,3s', MODEL_TIMEOUT: '3s' });
   beforeAll(() => platform.start());
   afterAll(() => platform.stop());
 
@@ -22,6 +22,26 @@ describe('services killed with SIGKILL in the middle of a task', () => {
     const task = await platform.settled(taskId);
     expect(task).toMatchObject({ state: 'SUCCESS', attempts: 2 });
     expect(await platform.quota('backoff-user')).toMatchObject({ debited: 1, refunded: 0 });
+  });
+
+  it('generation killed in the middle of a model call: the attempt counts as interrupted and the task still completes', async () => {
+    // Given an attempt under way, the model taking its time
+    const { taskId } = (await platform.submit('midway-user', { simulate: { latencyMs: 1500 } })).body;
+    await waitFor(async () => (await platform.task(taskId)).state === 'RUNNING', { what: 'the attempt to start' });
+
+    // When generation is killed during the call and started again
+    await platform.kill('generation');
+    await platform.startApp('generation');
+
+    // Then once the dead attempt's lease runs out it is recorded as interrupted, retried, and the task completes
+    const task = await platform.settled(taskId);
+    expect(task).toMatchObject({ state: 'SUCCESS', attempts: 2 });
+    const generation = await platform.generation(taskId);
+    expect(generation.attempts.map((a: { outcome: string; errorCode: string | null }) => [a.outcome, a.errorCode])).toEqual([
+      ['retry', 'ATTEMPT_INTERRUPTED'],
+      ['succeeded', null],
+    ]);
+    expect(await platform.quota('midway-user')).toMatchObject({ debited: 1, refunded: 0 });
   });
 
   it('quota killed between committing a debit and publishing it: after a restart, one debit and the task completes', async () => {

@@ -13,6 +13,7 @@ import {
   OutboxRelay,
   RelayOptions,
 } from '@app/messaging';
+import { deleteTopicsWithPrefix } from './delete-topics';
 import { TestEnv } from './test-env';
 
 /**
@@ -90,6 +91,7 @@ export class MessagingWorld {
     for (const close of this.closers.reverse()) await close().catch(() => undefined);
     await this.db.destroy();
     await this.env.dropDatabases(['quota']);
+    await deleteTopicsWithPrefix(this.kafka, this.env.topicPrefix);
   }
 }
 

@@ -5,6 +5,7 @@ import { defaults, serviceNames } from '@app/config';
 import { EventType, topicFor } from '@app/events';
 import { createKafka } from '@app/messaging';
 import { AppName, RunningService, startService, stopService, waitForHealth } from '../../tools/run/service-process';
+import { deleteTopicsWithPrefix } from './delete-topics';
 import { TestEnv } from './test-env';
 import { freePort } from './unique';
 import { waitFor } from './wait-for';
@@ -80,6 +81,7 @@ export class Platform {
   async stop(): Promise<void> {
     await Promise.all([...this.apps.values()].map((app) => stopService(app)));
     await this.env.dropDatabases(serviceNames);
+    await deleteTopicsWithPrefix(this.kafka, this.env.topicPrefix);
     fs.rmSync(this.reportsDir, { recursive: true, force: true });
   }
 

@@ -1,5 +1,6 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { DomainEvent, EventType, isEventType, loadSchema, subjectFor, topicFor } from '@app/events';
+import { withJitter } from './backoff';
 import { isInfrastructureError, PlatformError } from './errors';
 
 /**
@@ -21,20 +22,31 @@ export class EventCodec {
     return topicFor(eventType, this.topicPrefix);
   }
 
-  /** Registers the schema once per process (the registry returns the existing id for a known schema). */
+  /**
+   * Registers the schema once per process (the registry returns the existing id for a known
+   * schema). Several services registering one subject at once can collide in the registry, so a
+   * failed registration is tried a few times before it counts.
+   */
   schemaId(eventType: EventType): Promise<number> {
     let id = this.schemaIds.get(eventType);
     if (!id) {
-      id = this.registry
-        .register(
-          { type: SchemaType.AVRO, schema: JSON.stringify(loadSchema(eventType)) },
-          { subject: subjectFor(this.topicFor(eventType)) },
-        )
-        .then((result) => result.id);
+      id = this.register(eventType);
       id.catch(() => this.schemaIds.delete(eventType));
       this.schemaIds.set(eventType, id);
     }
     return id;
+  }
+
+  private async register(eventType: EventType, attempts = 4): Promise<number> {
+    const schema = { type: SchemaType.AVRO as const, schema: JSON.stringify(loadSchema(eventType)) };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.registry.register(schema, { subject: subjectFor(this.topicFor(eventType)) })).id;
+      } catch (error) {
+        if (attempt >= attempts) throw error;
+        await new Promise((resolve) => setTimeout(resolve, withJitter(200 * attempt, 0.5)));
+      }
+    }
   }
 
   async encode(event: DomainEvent): Promise<Buffer> {

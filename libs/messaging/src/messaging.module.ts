@@ -77,6 +77,8 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
   async onApplicationBootstrap(): Promise<void> {
     const topics = eventTypes.map((type) => ({ topic: this.codec.topicFor(type), partitions: this.config.topicPartitions }));
     await ensureTopics(this.kafka, topics);
+    // Every schema registered once at start-up: an incompatible change fails the boot, not a publish.
+    await Promise.all(eventTypes.map((type) => this.codec.schemaId(type)));
     await this.relay.start();
     // Joining the group can wait out a dead member's session; the service serves meanwhile.
     this.consumerStarting = this.consumer?.start().catch((error) => this.logger.error(`the consumer could not start: ${(error as Error).stack}`));

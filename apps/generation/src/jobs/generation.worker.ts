@@ -47,8 +47,9 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
     this.loop.wake();
   }
 
+  /** Long enough for a model call to end by its timeout and be recorded; a lease past it means the attempt died. */
   private get leaseMs(): number {
-    return this.config.modelTimeoutMs + 10_000;
+    return Math.round(this.config.modelTimeoutMs * 1.5) + 1000;
   }
 
   /** Starts what is due, up to the concurrency; runs again at once while jobs were started and room is left. */
