@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import { DomainEvent, EventBody, EventType, newEvent } from '@app/events';
+import { audit } from './audit-invariants';
+
+function flow(userId = 'u1') {
+  const origin = { taskId: randomUUID(), userId, correlationId: randomUUID(), causationId: null };
+  let clock = 0;
+  const e = <T extends EventType>(type: T, body: EventBody<T>) => ({ ...newEvent(type, body, origin, 'test'), occurredAt: ++clock }) as DomainEvent;
+  return {
+    taskId: origin.taskId,
+    requested: () => e('TaskRequested', { idempotencyKey: null, reportType: 'summary', input: '{}' }),
+    debited: () => e('QuotaDebited', { amount: 1, balanceAfter: 9 }),
+    refunded: () => e('QuotaRefunded', { amount: 1, balanceAfter: 10 }),
+    succeeded: () => e('GenerationSucceeded', { attempt: 1, reportRef: 'r' }),
+    failed: () => e('GenerationFailed', { attempts: 1, errorClass: 'PERMANENT', errorCode: 'MODEL_REJECTED', reason: 'no' }),
+    completed: () => e('TaskCompleted', { reportRef: 'r' }),
+    taskFailed: () => e('TaskFailed', { reason: 'no', errorCode: 'MODEL_REJECTED', compensated: true }),
+    notified: (outcome: string) => e('NotificationSent', { outcome, channel: 'inbox' }),
+  };
+}
+
+describe('the audit of what was published', () => {
+  it('finds nothing wrong in healthy flows, and ignores copies of one event', () => {
+    const ok = flow();
+    const compensated = flow();
+    const pending = flow();
+    const requested = ok.requested();
+    const events = [
+      requested,
+      requested, // a redelivered copy, same eventId
+      ok.debited(),
+      ok.succeeded(),
+      ok.completed(),
+      ok.notified('TaskCompleted'),
+      compensated.requested(),
+      compensated.debited(),
+      compensated.failed(),
+      compensated.refunded(),
+      compensated.taskFailed(),
+      compensated.notified('TaskFailed'),
+      pending.requested(),
+      pending.debited(),
+    ];
+    const report = audit(events, 1000);
+    expect(report.violations).toEqual([]);
+    expect(report).toMatchObject({ events: 14, duplicates: 1, tasks: 3 });
+    expect(report.inFlight).toEqual([{ taskId: pending.taskId, ageMs: 1000 - 1 }]);
+  });
+
+  it('names the task and the events of each broken promise', () => {
+    const twice = flow('u2');
+    const refundOnly = flow('u3');
+    const noRefund = flow('u4');
+    const [d1, d2, c1, c2] = [twice.debited(), twice.debited(), twice.completed(), twice.completed()];
+    const stray = refundOnly.refunded();
+    const [n1, n2] = [twice.notified('TaskCompleted'), twice.notified('TaskCompleted')];
+    const report = audit([
+      twice.requested(), d1, d2, c1, c2, n1, n2,
+      refundOnly.requested(), stray,
+      noRefund.requested(), noRefund.debited(), noRefund.failed(), noRefund.taskFailed(),
+    ]);
+    const found = report.violations.map((v) => [v.invariant, v.subject]);
+    expect(found).toEqual(
+      expect.arrayContaining([
+        ['ONE_TERMINAL_OUTCOME', twice.taskId],
+        ['ONE_DEBIT_PER_TASK', twice.taskId],
+        ['ONE_NOTIFICATION_PER_OUTCOME', twice.taskId],
+        ['NO_REFUND_WITHOUT_DEBIT', refundOnly.taskId],
+        ['REFUND_AFTER_FAILED_GENERATION', noRefund.taskId],
+        ['USER_LEDGER_BALANCES', 'u4'],
+      ]),
+    );
+    expect(report.violations.find((v) => v.invariant === 'ONE_DEBIT_PER_TASK')?.eventIds).toEqual([d1.eventId, d2.eventId]);
+    expect(report.violations.find((v) => v.invariant === 'NO_REFUND_WITHOUT_DEBIT')?.eventIds).toEqual([stray.eventId]);
+  });
+});
