@@ -10,6 +10,9 @@ export interface GenerationConfig {
   retryJitter: number;
   pollIntervalMs: number;
   reportsDir: string;
+  /** A debited task with no outcome after this long is failed by the reconciler (and so refunded). */
+  reconcileDeadlineMs: number;
+  reconcileIntervalMs: number;
 }
 
 export const GENERATION_CONFIG = Symbol('GENERATION_CONFIG');
@@ -23,5 +26,7 @@ export function loadGenerationConfig(env: NodeJS.ProcessEnv = process.env): Gene
     retryJitter: 0.2,
     pollIntervalMs: parseDuration(env.GENERATION_POLL_INTERVAL || '500ms'),
     reportsDir: path.resolve(env.REPORTS_DIR || '.data/reports'),
+    reconcileDeadlineMs: parseDuration(env.RECONCILE_DEADLINE || '30m'),
+    reconcileIntervalMs: parseDuration(env.RECONCILE_INTERVAL || '1m'),
   };
 }

@@ -4,6 +4,7 @@ import { GENERATION_CONFIG, loadGenerationConfig } from './generation.config';
 import { GenerationHandlers } from './generation.handlers';
 import { GenerationsController } from './http/generations.controller';
 import { GenerationWorker } from './jobs/generation.worker';
+import { Reconciler } from './jobs/reconciler';
 import { generationMigrations } from './migrations';
 
 @Module({
@@ -15,6 +16,7 @@ import { generationMigrations } from './migrations';
       providers: [
         { provide: GENERATION_CONFIG, useFactory: () => loadGenerationConfig() },
         { provide: GenerationWorker, useClass: GenerationWorker },
+        { provide: Reconciler, useClass: Reconciler },
       ],
     }),
   ],

@@ -11,6 +11,8 @@ const port = Number(process.env.MODEL_SIMULATOR_PORT || 3010);
 const host = process.env.HOST || '127.0.0.1';
 const callsPerKey = new Map<string, number>();
 const cancellations: Array<{ requestId: string; at: string }> = [];
+/** Requests told to hang, by request id: a cancellation ends them, as a real job's would end. */
+const hanging = new Map<string, ServerResponse>();
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   if (res.writableEnded || res.destroyed) return;
@@ -34,7 +36,13 @@ async function completions(req: IncomingMessage, res: ServerResponse): Promise<v
   const call = (callsPerKey.get(key) ?? 0) + 1;
   callsPerKey.set(key, call);
   const answer = answerFor(simulationOf(body), call);
-  if (answer.kind === 'hang') return; // never answers: the caller's timeout ends it
+  if (answer.kind === 'hang') {
+    // never answers by itself: the caller's timeout, or a cancellation, ends it
+    const requestId = String(req.headers['x-request-id'] ?? key);
+    hanging.set(requestId, res);
+    res.once('close', () => hanging.delete(requestId));
+    return;
+  }
   if (answer.kind === 'permanent') return send(res, 400, { error: { message: 'the model cannot produce this report', type: 'invalid_request_error' } });
   await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
   if (answer.kind === 'transient') return send(res, 503, { error: { message: 'the model is overloaded, try again', type: 'server_error' } });
@@ -55,8 +63,10 @@ const server = createServer((req, res) => {
   if (req.method === 'POST' && url.pathname === '/v1/chat/completions') {
     completions(req, res).catch((error) => send(res, 500, { error: { message: String(error) } }));
   } else if (req.method === 'POST' && cancel) {
-    cancellations.push({ requestId: decodeURIComponent(cancel[1]), at: new Date().toISOString() });
-    send(res, 200, { cancelled: decodeURIComponent(cancel[1]) });
+    const requestId = decodeURIComponent(cancel[1]);
+    cancellations.push({ requestId, at: new Date().toISOString() });
+    hanging.get(requestId)?.destroy();
+    send(res, 200, { cancelled: requestId });
   } else if (req.method === 'GET' && url.pathname === '/v1/cancellations') {
     send(res, 200, { cancellations });
   } else if (req.method === 'GET' && url.pathname === '/health') {

@@ -1,0 +1,71 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import type { Knex } from 'knex';
+import { KNEX } from '@app/database';
+import { newEvent } from '@app/events';
+import { addToOutbox, WorkerLoop } from '@app/messaging';
+import { GENERATION_CONFIG, GenerationConfig } from '../generation.config';
+import { ModelClient } from '../model/model.client';
+import { Job } from './job-store';
+import { ReportStore } from './report-store';
+
+/**
+ * Nothing may stay stuck with the user's quota taken: a debited job with no outcome past the
+ * deadline is failed through the normal path (GenerationFailed{TIMED_OUT}), so quota refunds it and
+ * the user is told. An attempt still running then finds its job failed and its result is dropped.
+ */
+@Injectable()
+export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('reconciler');
+  private readonly loop: WorkerLoop;
+  private readonly model: ModelClient;
+  private readonly reports: ReportStore;
+  reconciled = 0;
+
+  constructor(
+    @Inject(KNEX) private readonly knex: Knex,
+    @Inject(GENERATION_CONFIG) private readonly config: GenerationConfig,
+  ) {
+    this.model = new ModelClient(config.modelBaseUrl, config.modelTimeoutMs);
+    this.reports = new ReportStore(config.reportsDir);
+    this.loop = new WorkerLoop(() => this.round(), { name: 'reconciler', pollIntervalMs: config.reconcileIntervalMs });
+  }
+
+  onApplicationBootstrap(): void {
+    this.loop.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.loop.stop();
+  }
+
+  private async round(): Promise<boolean> {
+    const deadline = this.config.reconcileDeadlineMs;
+    const overdue = await this.knex.transaction(async (trx) => {
+      const jobs: Job[] = await trx('generation_jobs')
+        .whereIn('status', ['awaiting', 'scheduled', 'running'])
+        .whereNotNull('debit_event_id')
+        .where('created_at', '<', new Date(Date.now() - deadline))
+        .limit(50)
+        .forUpdate()
+        .skipLocked();
+      for (const job of jobs) {
+        await trx('generation_jobs').where({ task_id: job.task_id }).update({ status: 'failed', lease_until: null, updated_at: trx.fn.now() });
+        await trx('generation_attempts')
+          .where({ task_id: job.task_id })
+          .whereNull('finished_at')
+          .update({ finished_at: trx.fn.now(), outcome: 'failed', error_code: 'TIMED_OUT', error_message: 'stopped by the reconciler' });
+        const origin = { taskId: job.task_id, userId: job.user_id, correlationId: job.correlation_id, causationId: job.debit_event_id };
+        const reason = `no outcome within ${Math.round(deadline / 1000)} s of the debit`;
+        await addToOutbox(trx, newEvent('GenerationFailed', { attempts: job.attempts, errorClass: 'TIMED_OUT', errorCode: 'TIMED_OUT', reason }, origin, 'generation'));
+      }
+      return jobs;
+    });
+    for (const job of overdue) {
+      this.reconciled++;
+      this.logger.warn(`task ${job.task_id} had no outcome past the deadline: failed as TIMED_OUT (${this.reconciled} so far)`);
+      await this.reports.removeTemporaryFiles(job.task_id);
+      if (job.attempts > 0) await this.model.cancel({ taskId: job.task_id, attempt: job.attempts });
+    }
+    return overdue.length === 50;
+  }
+}
