@@ -1,0 +1,70 @@
+import { PlatformError } from '@app/messaging';
+import { readDeadLetters } from '../tools/dlq/dead-letter-store';
+import { redrive } from '../tools/dlq/redrive';
+import { MessagingWorld, taskRequested } from './support/messaging-world';
+import { waitFor } from './support/wait-for';
+
+describe('re-driving dead letters', () => {
+  const world = new MessagingWorld();
+  let broken = true;
+  let runner: Awaited<ReturnType<MessagingWorld['consumer']>>;
+  const effects = (eventId: string) => world.db('effects').where({ event_id: eventId });
+
+  beforeAll(async () => {
+    await world.setup();
+    // A handler that refuses everything while "broken" (the cause an operator fixes), and one event for good
+    runner = await world.consumer(
+      {
+        TaskRequested: async (e, { trx }) => {
+          const input = JSON.parse(e.input) as { note: string };
+          if (broken || input.note === 'always bad') throw new PlatformError('INVALID_EVENT', `cannot handle ${input.note}`);
+          await trx('effects').insert({ event_id: e.eventId, note: 'redriven' });
+        },
+      },
+      { name: 'redrive' },
+    );
+  });
+  afterAll(() => world.teardown());
+
+  it('processes a dead letter once after its cause is fixed, however often it is re-driven, and parks one that fails again', async () => {
+    // Given two events dead-lettered while the handler is broken
+    const fixable = taskRequested(undefined, 'fixable');
+    const hopeless = taskRequested(undefined, 'always bad');
+    const producer = world.kafka.producer();
+    await producer.connect();
+    for (const e of [fixable, hopeless]) {
+      await producer.send({ topic: world.codec.topicFor('TaskRequested'), messages: [{ key: e.taskId, value: await world.codec.encode(e), headers: { eventId: e.eventId } }] });
+    }
+    await producer.disconnect();
+    await waitFor(() => runner.stats.deadLettered === 2, { what: 'two dead letters' });
+
+    // When the cause is fixed and a dry run is asked for
+    broken = false;
+    const dry = await redrive(world.kafka, runner.groupId, { by: 'tester', dryRun: true });
+    // Then it lists both and re-drives nothing
+    expect(dry.redriven.map((l) => l.eventId).sort()).toEqual([fixable.eventId, hopeless.eventId].sort());
+    expect(runner.stats.processed).toBe(0);
+
+    // When they are re-driven for real
+    const first = await redrive(world.kafka, runner.groupId, { by: 'tester', rate: 50 });
+    expect(first.redriven).toHaveLength(2);
+
+    // Then the fixable one is processed once, with its original event id
+    await waitFor(async () => (await effects(fixable.eventId)).length === 1, { what: 'the re-driven event to be processed' });
+    // And the hopeless one fails again and comes back as a parked dead letter
+    await waitFor(async () => (await readDeadLetters(world.kafka, runner.groupId)).some((l) => l.parked && l.eventId === hopeless.eventId), {
+      what: 'the parked dead letter',
+    });
+
+    // When everything is re-driven a second time
+    const second = await redrive(world.kafka, runner.groupId, { by: 'someone else' });
+    // Then nothing is sent again: the first two are logged as re-driven, the new one is parked
+    expect(second.redriven).toEqual([]);
+    expect(second.skipped.map((s) => s.why)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^already re-driven by tester at /), 'parked: it failed again after a re-drive']),
+    );
+    // And even a forced re-drive of the parked one changes nothing for the fixed event
+    await redrive(world.kafka, runner.groupId, { by: 'tester', includeParked: true });
+    expect(await effects(fixable.eventId)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,92 @@
+import { Logger } from '@nestjs/common';
+import { Command, InvalidArgumentError } from 'commander';
+import * as os from 'node:os';
+import { loadServiceConfig, serviceNames } from '@app/config';
+import { createKafka } from '@app/messaging';
+import { DeadLetter, DeadLetterFilter, matches, readDeadLetters } from './dead-letter-store';
+import { redrive } from './redrive';
+
+/** `npm run dlq -- list | show <id> | redrive`: the dead letters of the services' consumers. */
+Logger.overrideLogger(['error']);
+const config = loadServiceConfig('tasks');
+const kafka = createKafka('dlq', config.kafkaBrokers);
+
+const time = (value: string) => {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new InvalidArgumentError(`"${value}" is not a date or time (ISO 8601)`);
+  return ms;
+};
+const positive = (value: string) => {
+  const n = Number(value);
+  if (!(n > 0)) throw new InvalidArgumentError(`"${value}" is not a positive number`);
+  return n;
+};
+const service = (value: string) => {
+  if (!(serviceNames as readonly string[]).includes(value)) throw new InvalidArgumentError(`"${value}" is not one of ${serviceNames.join(', ')}`);
+  return value;
+};
+
+interface Filters extends DeadLetterFilter {
+  group?: string;
+  error?: string;
+  json?: boolean;
+}
+
+const withFilters = (command: Command) =>
+  command
+    .option('--group <service>', 'only this service’s consumer', service)
+    .option('--topic <topic>', 'only dead letters from this topic')
+    .option('--error <code>', 'only this error code (e.g. HANDLER_FAILED)')
+    .option('--since <time>', 'failed at or after', time)
+    .option('--until <time>', 'failed before', time)
+    .option('--json', 'machine-readable output');
+
+const groups = (filters: Filters) => (filters.group ? [filters.group] : [...serviceNames]).map((s) => `${config.topicPrefix}${s}`);
+const filterOf = (f: Filters): DeadLetterFilter => ({ topic: f.topic, errorCode: f.error, since: f.since, until: f.until });
+
+function line(group: string, l: DeadLetter): string {
+  return `${group} ${l.id}  ${new Date(l.failedAt).toISOString()}  ${l.errorCode.padEnd(18)} ${l.originalTopic}  ${l.eventId ?? '-'}${l.parked ? '  PARKED' : ''}  ${l.errorMessage}`;
+}
+
+const program = new Command().name('dlq').description('List, show and re-drive dead letters.').exitOverride();
+
+withFilters(program.command('list')).action(async (filters: Filters) => {
+  for (const group of groups(filters)) {
+    const letters = (await readDeadLetters(kafka, group)).filter((l) => matches(l, filterOf(filters)));
+    for (const l of letters) process.stdout.write(`${filters.json ? JSON.stringify({ group, ...l, key: l.key?.toString(), value: l.value?.toString('base64') }) : line(group, l)}\n`);
+  }
+});
+
+program
+  .command('show <id>')
+  .description('one dead letter: id is <partition>:<offset> in its dead-letter topic')
+  .requiredOption('--group <service>', 'the service whose consumer dead-lettered it', service)
+  .action(async (id: string, options: { group: string }) => {
+    const group = `${config.topicPrefix}${options.group}`;
+    const letter = (await readDeadLetters(kafka, group)).find((l) => l.id === id);
+    if (!letter) throw new InvalidArgumentError(`no dead letter ${id} for ${options.group}`);
+    process.stdout.write(`${JSON.stringify({ ...letter, key: letter.key?.toString(), value: letter.value?.toString('base64') }, null, 2)}\n`);
+  });
+
+withFilters(program.command('redrive'))
+  .option('--dry-run', 'say what would be re-driven, re-drive nothing')
+  .option('--rate <perSecond>', 'at most this many messages a second', positive)
+  .option('--by <name>', 'who re-drives (recorded)', os.userInfo().username)
+  .option('--include-parked', 'also re-drive what failed again after a re-drive')
+  .action(async (options: Filters & { dryRun?: boolean; rate?: number; by: string; includeParked?: boolean }) => {
+    for (const group of groups(options)) {
+      const result = await redrive(kafka, group, { ...filterOf(options), dryRun: options.dryRun, rate: options.rate, by: options.by, includeParked: options.includeParked });
+      for (const l of result.redriven) process.stdout.write(`${options.dryRun ? 'would re-drive' : 're-driven'} ${line(group, l)}\n`);
+      for (const s of result.skipped) process.stdout.write(`skipped ${group} ${s.letter.id}: ${s.why}\n`);
+    }
+  });
+
+program.parseAsync().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    const code = (error as { exitCode?: number }).exitCode;
+    if (code !== undefined && (error as { code?: string }).code?.startsWith('commander.')) process.exit(code === 0 ? 0 : 2);
+    process.stderr.write(`dlq failed: ${(error as Error).message}\n`);
+    process.exit(2);
+  },
+);

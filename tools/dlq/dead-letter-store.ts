@@ -1,0 +1,80 @@
+import type { IHeaders, Kafka } from 'kafkajs';
+import { deadLetterHeaders, deadLetterTopicFor } from '@app/messaging';
+import { readToEnd } from '../kafka/read-to-end';
+
+/** How many times a message was re-driven; carried on, so a dead letter that failed again shows it. */
+export const redrivesHeader = 'dlq-redrives';
+
+export interface DeadLetter {
+  id: string; // `${partition}:${offset}` in the dead-letter topic
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: Record<string, string>;
+  originalTopic: string;
+  errorCode: string;
+  errorMessage: string;
+  failedAt: number;
+  eventId?: string;
+  /** Re-driven before and failed again: left for a person to look at. */
+  parked: boolean;
+}
+
+export interface DeadLetterFilter {
+  topic?: string;
+  errorCode?: string;
+  since?: number;
+  until?: number;
+}
+
+export function redriveLogTopic(groupId: string): string {
+  return `${deadLetterTopicFor(groupId)}.redrives`;
+}
+
+function text(headers: IHeaders | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : (v?.toString() ?? '')]));
+}
+
+export async function readDeadLetters(kafka: Kafka, groupId: string): Promise<DeadLetter[]> {
+  const letters: DeadLetter[] = [];
+  await readToEnd(kafka, [deadLetterTopicFor(groupId)], ({ partition, message }) => {
+    const headers = text(message.headers);
+    letters.push({
+      id: `${partition}:${message.offset}`,
+      key: message.key,
+      value: message.value,
+      headers,
+      originalTopic: headers[deadLetterHeaders.topic],
+      errorCode: headers[deadLetterHeaders.errorCode],
+      errorMessage: headers[deadLetterHeaders.errorMessage],
+      failedAt: Date.parse(headers[deadLetterHeaders.failedAt]),
+      eventId: headers.eventId,
+      parked: Number(headers[redrivesHeader] ?? 0) > 0,
+    });
+  });
+  return letters;
+}
+
+/** The ids of dead letters already re-driven, from the group's re-drive log. */
+export async function readRedriveLog(kafka: Kafka, groupId: string): Promise<Map<string, { by: string; at: string }>> {
+  const done = new Map<string, { by: string; at: string }>();
+  await readToEnd(kafka, [redriveLogTopic(groupId)], ({ message }) => {
+    const entry = JSON.parse(message.value?.toString() ?? '{}') as { deadLetter: string; by: string; at: string };
+    done.set(entry.deadLetter, { by: entry.by, at: entry.at });
+  });
+  return done;
+}
+
+export function matches(letter: DeadLetter, filter: DeadLetterFilter): boolean {
+  return (
+    (filter.topic === undefined || letter.originalTopic === filter.topic) &&
+    (filter.errorCode === undefined || letter.errorCode === filter.errorCode) &&
+    (filter.since === undefined || letter.failedAt >= filter.since) &&
+    (filter.until === undefined || letter.failedAt < filter.until)
+  );
+}
+
+/** The original headers, without the dead-letter ones, and with the re-drive count one higher. */
+export function redrivenHeaders(letter: DeadLetter): Record<string, string> {
+  const original = Object.fromEntries(Object.entries(letter.headers).filter(([k]) => !k.startsWith('dlq-')));
+  return { ...original, [redrivesHeader]: String(Number(letter.headers[redrivesHeader] ?? 0) + 1) };
+}

@@ -1,0 +1,52 @@
+import type { Kafka } from 'kafkajs';
+import { ensureTopics } from '@app/messaging';
+import { DeadLetter, DeadLetterFilter, matches, readDeadLetters, readRedriveLog, redriveLogTopic, redrivenHeaders } from './dead-letter-store';
+
+export interface RedriveOptions extends DeadLetterFilter {
+  dryRun?: boolean;
+  /** Messages per second at most. */
+  rate?: number;
+  by: string;
+  includeParked?: boolean;
+}
+
+export interface RedriveResult {
+  redriven: DeadLetter[];
+  skipped: Array<{ letter: DeadLetter; why: string }>;
+}
+
+/**
+ * Republishes dead letters to their original topic with their original key, value and headers —
+ * the original eventId kept, so the consumer's inbox still deduplicates — and logs each re-drive
+ * (what, by whom, when) so that a second re-drive skips it. A dead letter that already failed after
+ * a re-drive is parked: skipped unless asked for.
+ */
+export async function redrive(kafka: Kafka, groupId: string, options: RedriveOptions): Promise<RedriveResult> {
+  const [letters, done] = await Promise.all([readDeadLetters(kafka, groupId), readRedriveLog(kafka, groupId)]);
+  const result: RedriveResult = { redriven: [], skipped: [] };
+  const todo: DeadLetter[] = [];
+  for (const letter of letters.filter((l) => matches(l, options))) {
+    const before = done.get(letter.id);
+    if (before) result.skipped.push({ letter, why: `already re-driven by ${before.by} at ${before.at}` });
+    else if (letter.parked && !options.includeParked) result.skipped.push({ letter, why: 'parked: it failed again after a re-drive' });
+    else if (!letter.originalTopic) result.skipped.push({ letter, why: 'no original topic recorded' });
+    else todo.push(letter);
+  }
+  if (options.dryRun || todo.length === 0) return { ...result, redriven: todo };
+
+  await ensureTopics(kafka, [{ topic: redriveLogTopic(groupId), partitions: 1 }]);
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  try {
+    for (const letter of todo) {
+      await producer.send({ topic: letter.originalTopic, acks: -1, messages: [{ key: letter.key, value: letter.value, headers: redrivenHeaders(letter) }] });
+      const entry = { deadLetter: letter.id, eventId: letter.eventId ?? null, originalTopic: letter.originalTopic, by: options.by, at: new Date().toISOString() };
+      await producer.send({ topic: redriveLogTopic(groupId), acks: -1, messages: [{ key: letter.id, value: JSON.stringify(entry) }] });
+      result.redriven.push(letter);
+      if (options.rate) await new Promise((resolve) => setTimeout(resolve, 1000 / options.rate!));
+    }
+  } finally {
+    await producer.disconnect();
+  }
+  return result;
+}
