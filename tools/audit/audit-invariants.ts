@@ -20,7 +20,7 @@ export interface TaskAudit {
   taskId: string;
   userId: string;
   requestedAt: number | null;
-  outcome: 'TaskCompleted' | 'TaskFailed' | null;
+  outcome: 'TaskCompleted' | 'TaskFailed' | 'TaskRejected' | null;
   events: DomainEvent[];
 }
 
@@ -31,6 +31,9 @@ export interface AuditReport {
   inFlight: Array<{ taskId: string; ageMs: number | null }>;
   violations: Violation[];
 }
+
+/** A request ends in exactly one of these: done, failed, or (an outside request) not accepted. */
+const terminalTypes = new Set<string>(['TaskCompleted', 'TaskFailed', 'TaskRejected']);
 
 /** Every event once, by eventId (at-least-once delivery makes copies legitimate), grouped by task in time order. */
 export function timelines(events: DomainEvent[]): { tasks: Map<string, TaskAudit>; duplicates: number } {
@@ -50,7 +53,7 @@ export function timelines(events: DomainEvent[]): { tasks: Map<string, TaskAudit
   for (const task of tasks.values()) {
     task.events.sort((a, b) => a.occurredAt - b.occurredAt);
     task.requestedAt = task.events.find((e) => e.eventType === 'TaskRequested')?.occurredAt ?? null;
-    task.outcome = (task.events.find((e) => e.eventType === 'TaskCompleted' || e.eventType === 'TaskFailed')?.eventType as TaskAudit['outcome']) ?? null;
+    task.outcome = (task.events.find((e) => terminalTypes.has(e.eventType))?.eventType as TaskAudit['outcome']) ?? null;
   }
   return { tasks, duplicates };
 }
@@ -65,7 +68,7 @@ export function audit(events: DomainEvent[], now = Date.now()): AuditReport {
   for (const task of tasks.values()) {
     const of = (type: DomainEvent['eventType']) => task.events.filter((e) => e.eventType === type);
     const ids = (list: DomainEvent[]) => list.map((e) => e.eventId);
-    const terminal = [...of('TaskCompleted'), ...of('TaskFailed')];
+    const terminal = task.events.filter((e) => terminalTypes.has(e.eventType));
     const [debits, refunds, failures] = [of('QuotaDebited'), of('QuotaRefunded'), of('GenerationFailed')];
     const violate = (invariant: InvariantName, list: DomainEvent[], message: string) =>
       violations.push({ invariant, subject: task.taskId, eventIds: ids(list), message });

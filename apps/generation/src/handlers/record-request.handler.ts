@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { EventOf } from '@app/events';
+import { EventOf, isAcceptedRequest } from '@app/events';
 import type { HandlerContext } from '@app/messaging';
 
 /**
@@ -7,6 +7,7 @@ import type { HandlerContext } from '@app/messaging';
  * (QuotaDebited). Whichever comes second makes the job due.
  */
 export async function recordRequest(event: EventOf<'TaskRequested'>, { trx }: HandlerContext): Promise<void> {
+  if (!isAcceptedRequest(event)) return; // an outside request: tasks adopts it, or not
   await upsertJob(trx, event, { report_type: event.reportType, input: event.input, request_event_id: event.eventId });
 }
 

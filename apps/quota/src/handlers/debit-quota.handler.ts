@@ -1,4 +1,4 @@
-import { causedBy, EventOf } from '@app/events';
+import { causedBy, EventOf, isAcceptedRequest } from '@app/events';
 import type { HandlerContext } from '@app/messaging';
 import { ledgerEntry, lockAccount } from '../ledger/quota-account';
 
@@ -8,6 +8,7 @@ import { ledgerEntry, lockAccount } from '../ledger/quota-account';
  * ledger, so a second request for the same task gets no second decision.
  */
 export async function debitQuota(event: EventOf<'TaskRequested'>, { trx, publish }: HandlerContext, defaultQuota: number): Promise<void> {
+  if (!isAcceptedRequest(event)) return; // an outside request: tasks adopts it, or not
   const account = await lockAccount(trx, event.userId, defaultQuota);
   if ((await ledgerEntry(trx, event.taskId, 'debit')) || (await ledgerEntry(trx, event.taskId, 'rejection'))) return;
   if (account.balance < 1) {

@@ -6,6 +6,7 @@ import { addToOutbox } from '@app/messaging';
 import { ProblemWithHeaders } from '@app/service';
 import { applyToTask } from '../projection/apply-to-task';
 import { TasksConfig } from '../tasks.config';
+import { claimKey, KeyRow } from './claim-key';
 import { requestHash } from './request-hash';
 
 export interface TaskSubmission {
@@ -35,14 +36,9 @@ export async function submitTask(knex: Knex, config: TasksConfig, key: string, s
     return await knex.transaction(async (trx) => {
       await trx.raw(`set local lock_timeout = ${Math.max(1, Math.round(config.keyLockTimeoutMs))}`);
       const scope = { user_id: submission.userId, route, key };
-      await trx('idempotency_keys').where(scope).where('expires_at', '<', trx.fn.now()).delete();
       const taskId = randomUUID();
-      const claimed = await trx('idempotency_keys')
-        .insert({ ...scope, request_hash: hash, task_id: taskId, expires_at: new Date(Date.now() + config.idempotencyTtlMs) })
-        .onConflict(['user_id', 'route', 'key'])
-        .ignore()
-        .returning('task_id');
-      if (claimed.length === 0) return replay(await trx('idempotency_keys').where(scope).first(), hash);
+      const earlier = await claimKey(trx, scope, hash, taskId, config.idempotencyTtlMs);
+      if (earlier) return replay(earlier, hash);
 
       const requested = newEvent(
         'TaskRequested',
@@ -67,10 +63,10 @@ export async function submitTask(knex: Knex, config: TasksConfig, key: string, s
   }
 }
 
-function replay(row: { request_hash: string; response_status: number | null; response_body: SubmissionResult['body'] }, hash: string) {
+function replay(row: KeyRow, hash: string): SubmissionResult {
   if (row.request_hash !== hash) {
     throw new UnprocessableEntityException('this Idempotency-Key was already used with a different request body');
   }
   if (row.response_status === null) throw new ConflictException('a request with this Idempotency-Key is still in progress');
-  return { status: row.response_status, body: row.response_body, replayed: true };
+  return { status: row.response_status, body: row.response_body as SubmissionResult['body'], replayed: true };
 }

@@ -74,9 +74,9 @@ export interface TaskFailed extends Envelope<'TaskFailed'> {
   compensated: boolean;
 }
 
-/** An outside TaskRequested reused an idempotency key with other content. */
+/** An outside TaskRequested that the tasks service did not accept: it reused an idempotency key. */
 export interface TaskRejected extends Envelope<'TaskRejected'> {
-  /** KEY_REUSED */
+  /** KEY_REUSED (the key was used with other content), DUPLICATE (the same request under another taskId) or INVALID_INPUT (input is not a JSON object) */
   reason: string;
   idempotencyKey: null | string;
 }

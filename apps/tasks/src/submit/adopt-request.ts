@@ -1,0 +1,44 @@
+import { causedBy, EventOf, isAcceptedRequest, requestAcceptor } from '@app/events';
+import type { HandlerContext } from '@app/messaging';
+import { applyToTask } from '../projection/apply-to-task';
+import { TasksConfig } from '../tasks.config';
+import { claimKey } from './claim-key';
+import { requestHash } from './request-hash';
+
+/** Outside requests have their own key scope, apart from POST /tasks. */
+const route = 'kafka task-requested';
+
+function parsedInput(input: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(input);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A TaskRequested: ours (issued by POST /tasks, or adopted) joins its task; an outside one is
+ * adopted — its accepted copy, produced by tasks, is what quota and generation act on — unless its
+ * idempotency key was used before: the same request under another taskId is a DUPLICATE, other
+ * content under the same key is KEY_REUSED, and either is answered with TaskRejected.
+ */
+export async function handleTaskRequested(event: EventOf<'TaskRequested'>, context: HandlerContext, config: TasksConfig): Promise<void> {
+  const { trx, publish } = context;
+  if (isAcceptedRequest(event)) return applyToTask(trx, event, publish);
+  if (await trx('tasks').where({ task_id: event.taskId }).first()) return applyToTask(trx, event, publish); // the same request again
+
+  const reject = (reason: string) => publish(causedBy(event, 'TaskRejected', { reason, idempotencyKey: event.idempotencyKey }, requestAcceptor));
+  const input = parsedInput(event.input);
+  if (!input) return reject('INVALID_INPUT');
+  if (event.idempotencyKey) {
+    const hash = requestHash({ userId: event.userId, reportType: event.reportType, input });
+    const scope = { user_id: event.userId, route, key: event.idempotencyKey };
+    const earlier = await claimKey(trx, scope, hash, event.taskId, config.idempotencyTtlMs);
+    if (earlier) return reject(earlier.request_hash === hash ? 'DUPLICATE' : 'KEY_REUSED');
+  }
+  await applyToTask(trx, event, publish);
+  const accepted = causedBy(event, 'TaskRequested', { idempotencyKey: event.idempotencyKey, reportType: event.reportType, input: event.input }, requestAcceptor);
+  await publish(accepted);
+  await applyToTask(trx, accepted, publish);
+}

@@ -1,0 +1,64 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { Platform } from './support/platform';
+
+const run = promisify(execFile);
+const root = path.resolve(__dirname, '..');
+
+describe('another system publishing TaskRequested and consuming the outcome', () => {
+  const platform = new Platform();
+  beforeAll(() => platform.start());
+  afterAll(() => platform.stop());
+
+  /** The example client, with no code of this project: publishes one request, prints its outcome. */
+  async function exampleClient(args: string[]): Promise<Record<string, any>> {
+    const { stdout } = await run(process.execPath, ['-r', 'ts-node/register', 'examples/request-report.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, TOPIC_PREFIX: platform.env.topicPrefix, TS_NODE_TRANSPILE_ONLY: 'true' },
+      timeout: 90_000,
+    });
+    return JSON.parse(stdout);
+  }
+
+  it('completes an outside request once, however often it is published, and rejects a reused key', async () => {
+    // When the outside system requests a report
+    const taskId = randomUUID();
+    const outcome = await exampleClient(['--user', 'partner', '--key', 'order-1', '--input', '{"text":"Q3"}', '--task-id', taskId]);
+
+    // Then it receives TaskCompleted for its task, which the platform adopted and charged once
+    expect(outcome).toMatchObject({ eventType: 'TaskCompleted', taskId, userId: 'partner' });
+    const task = await platform.settled(taskId);
+    expect(task.timeline.map((e: { eventType: string; producer: string }) => `${e.eventType}/${e.producer}`).slice(0, 3)).toEqual([
+      'TaskRequested/example-producer',
+      'TaskRequested/tasks',
+      'QuotaDebited/quota',
+    ]);
+
+    // When the very same request (same taskId) is published again
+    const again = await exampleClient(['--user', 'partner', '--key', 'order-1', '--input', '{"text":"Q3"}', '--task-id', taskId]);
+    // Then the answer is the same task's outcome, and nothing new happened
+    expect(again).toMatchObject({ eventType: 'TaskCompleted', taskId });
+
+    // When the same request comes under another taskId
+    const duplicate = await exampleClient(['--user', 'partner', '--key', 'order-1', '--input', '{"text":"Q3"}']);
+    expect(duplicate).toMatchObject({ eventType: 'TaskRejected', reason: 'DUPLICATE', idempotencyKey: 'order-1' });
+
+    // When the key is reused with other content
+    const reused = await exampleClient(['--user', 'partner', '--key', 'order-1', '--input', '{"text":"Q4"}']);
+    expect(reused).toMatchObject({ eventType: 'TaskRejected', reason: 'KEY_REUSED', idempotencyKey: 'order-1' });
+
+    // Then only one task exists for the partner, and it was charged once
+    await platform.consumersCaughtUp();
+    const tasks = (await (await fetch(`${platform.url('tasks')}/tasks?userId=partner`)).json()) as { items: Array<{ taskId: string }> };
+    expect(tasks.items.map((t) => t.taskId)).toEqual([taskId]);
+    expect(await platform.quota('partner')).toMatchObject({ debited: 1, balance: 9 });
+  });
+
+  it('rejects an outside request whose input is not a JSON object', async () => {
+    const outcome = await exampleClient(['--user', 'partner-2', '--key', 'bad-1', '--input', 'not json']);
+    expect(outcome).toMatchObject({ eventType: 'TaskRejected', reason: 'INVALID_INPUT' });
+    expect(await platform.quota('partner-2')).toMatchObject({ debited: 0 });
+  });
+});
