@@ -20,7 +20,7 @@ describe('npm run audit', () => {
     try {
       const { stdout } = await run(process.execPath, ['-r', 'ts-node/register', '-r', 'tsconfig-paths/register', 'tools/audit/cli.ts', ...args], {
         cwd: root,
-        env: { ...process.env, TOPIC_PREFIX: platform.env.topicPrefix, TS_NODE_TRANSPILE_ONLY: 'true' },
+        env: { ...process.env, ...platform.env.serviceEnv('tasks'), TS_NODE_TRANSPILE_ONLY: 'true' },
       });
       return { code: 0, stdout };
     } catch (error) {
@@ -43,6 +43,10 @@ describe('npm run audit', () => {
     expect(clean.code).toBe(0);
     const report = JSON.parse(clean.stdout);
     expect(report).toMatchObject({ tasks: 3, violations: [], inFlight: [] });
+
+    // And the tasks service's table matches the projection rebuilt from the topics
+    const rebuilt = await auditCli('--rebuild');
+    expect(rebuilt).toMatchObject({ code: 0, stdout: expect.stringContaining('the projection matches the topics') });
 
     // When a QuotaRefunded for a task that was never debited is published straight to Kafka
     const stray = newEvent('QuotaRefunded', { amount: 1, balanceAfter: 11 }, { taskId: randomUUID(), userId: 'audited', correlationId: randomUUID(), causationId: null }, 'intruder');
@@ -68,6 +72,18 @@ describe('npm run audit', () => {
       'TaskCompleted',
       'NotificationSent',
     ]);
+  });
+
+  it('names a task whose stored state differs from the state rebuilt from the topics', async () => {
+    const { taskId } = (await platform.submit('tampered', {})).body;
+    await platform.settled(taskId);
+    const { createKnex } = await import('@app/database');
+    const db = createKnex(platform.env.databaseUrl('tasks'), 1);
+    await db('tasks').where({ task_id: taskId }).update({ state: 'RUNNING' });
+    await db.destroy();
+    const rebuilt = await auditCli('--rebuild');
+    expect(rebuilt.code).toBe(1);
+    expect(rebuilt.stdout).toContain(`DIFFERENCE ${taskId}: topics SUCCESS/1, database RUNNING/1`);
   });
 
   it('exits 2 with a message for an argument it cannot read', async () => {

@@ -4,7 +4,9 @@ import { SingleBar } from 'cli-progress';
 import { loadServiceConfig } from '@app/config';
 import { DomainEvent } from '@app/events';
 import { createKafka, EventCodec } from '@app/messaging';
+import { createKnex } from '@app/database';
 import { audit, timelines } from './audit-invariants';
+import { compareProjection } from './rebuild';
 import { readAllEvents } from './read-all-events';
 
 /**
@@ -26,11 +28,12 @@ const program = new Command()
   .option('--from <time>', 'only events that occurred at or after this time', time)
   .option('--to <time>', 'only events that occurred before this time', time)
   .option('--task <taskId>', "print one task's timeline")
+  .option('--rebuild', "compare a projection rebuilt from the topics with the tasks service's table")
   .exitOverride();
 
 async function main(): Promise<number> {
   program.parse();
-  const options = program.opts<{ json?: boolean; from?: number; to?: number; task?: string }>();
+  const options = program.opts<{ json?: boolean; from?: number; to?: number; task?: string; rebuild?: boolean }>();
   const config = loadServiceConfig('tasks');
   const kafka = createKafka('audit', config.kafkaBrokers);
   const codec = new EventCodec(config.schemaRegistryUrl, config.topicPrefix);
@@ -46,6 +49,7 @@ async function main(): Promise<number> {
   const inWindow = events.filter((e) => (options.from === undefined || e.occurredAt >= options.from) && (options.to === undefined || e.occurredAt < options.to));
 
   if (options.task) return printTask(inWindow, options.task, options.json);
+  if (options.rebuild) return rebuild(inWindow, config.databaseUrl, options.json);
 
   const report = { ...audit(inWindow), undecodable, readSeconds: seconds, eventsPerSecond: Math.round(events.length / Math.max(seconds, 0.001)) };
   if (options.json) {
@@ -58,6 +62,22 @@ async function main(): Promise<number> {
     process.stdout.write(report.violations.length ? `${report.violations.length} violation(s)\n` : 'all invariants hold\n');
   }
   return report.violations.length ? 1 : 0;
+}
+
+async function rebuild(events: DomainEvent[], databaseUrl: string, json?: boolean): Promise<number> {
+  const db = createKnex(databaseUrl, 2);
+  try {
+    const differences = await compareProjection(timelines(events).tasks, db);
+    if (json) process.stdout.write(`${JSON.stringify({ differences }, null, 2)}\n`);
+    for (const d of json ? [] : differences) {
+      const show = (side: { state: string; attempts: number } | null) => (side ? `${side.state}/${side.attempts}` : 'missing');
+      process.stdout.write(`DIFFERENCE ${d.taskId}: topics ${show(d.fromTopics)}, database ${show(d.inDatabase)}\n`);
+    }
+    if (!json) process.stdout.write(differences.length ? `${differences.length} difference(s)\n` : 'the projection matches the topics\n');
+    return differences.length ? 1 : 0;
+  } finally {
+    await db.destroy();
+  }
 }
 
 function printTask(events: DomainEvent[], taskId: string, json?: boolean): number {
