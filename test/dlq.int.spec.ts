@@ -40,7 +40,8 @@ describe('re-driving dead letters', () => {
 
     // When the cause is fixed and a dry run is asked for
     broken = false;
-    const dry = await redrive(world.kafka, runner.groupId, { by: 'tester', dryRun: true });
+    expect((await redrive(world.kafka, runner.groupId, { by: 'tester', dryRun: true, error: 'HANDLER_FAILED' })).redriven).toEqual([]);
+    const dry = await redrive(world.kafka, runner.groupId, { by: 'tester', dryRun: true, error: 'INVALID_EVENT', topic: world.codec.topicFor('TaskRequested') });
     // Then it lists both and re-drives nothing
     expect(dry.redriven.map((l) => l.eventId).sort()).toEqual([fixable.eventId, hopeless.eventId].sort());
     expect(runner.stats.processed).toBe(0);

@@ -28,7 +28,6 @@ const service = (value: string) => {
 
 interface Filters extends DeadLetterFilter {
   group?: string;
-  error?: string;
   json?: boolean;
 }
 
@@ -36,13 +35,13 @@ const withFilters = (command: Command) =>
   command
     .option('--group <service>', 'only this service’s consumer', service)
     .option('--topic <topic>', 'only dead letters from this topic')
-    .option('--error <code>', 'only this error code (e.g. HANDLER_FAILED)')
+    .option('--error <codeOrClass>', 'only this error code (HANDLER_FAILED) or error class (PlatformError)')
     .option('--since <time>', 'failed at or after', time)
     .option('--until <time>', 'failed before', time)
     .option('--json', 'machine-readable output');
 
 const groups = (filters: Filters) => (filters.group ? [filters.group] : [...serviceNames]).map((s) => `${config.topicPrefix}${s}`);
-const filterOf = (f: Filters): DeadLetterFilter => ({ topic: f.topic, errorCode: f.error, since: f.since, until: f.until });
+const filterOf = (f: Filters): DeadLetterFilter => ({ topic: f.topic, error: f.error, since: f.since, until: f.until });
 
 function line(group: string, l: DeadLetter): string {
   return `${group} ${l.id}  ${new Date(l.failedAt).toISOString()}  ${l.errorCode.padEnd(18)} ${l.originalTopic}  ${l.eventId ?? '-'}${l.parked ? '  PARKED' : ''}  ${l.errorMessage}`;

@@ -12,6 +12,7 @@ export interface DeadLetter {
   headers: Record<string, string>;
   originalTopic: string;
   errorCode: string;
+  errorClass: string;
   errorMessage: string;
   failedAt: number;
   eventId?: string;
@@ -21,7 +22,8 @@ export interface DeadLetter {
 
 export interface DeadLetterFilter {
   topic?: string;
-  errorCode?: string;
+  /** An error code (HANDLER_FAILED) or an error class (PlatformError). */
+  error?: string;
   since?: number;
   until?: number;
 }
@@ -45,6 +47,7 @@ export async function readDeadLetters(kafka: Kafka, groupId: string): Promise<De
       headers,
       originalTopic: headers[deadLetterHeaders.topic],
       errorCode: headers[deadLetterHeaders.errorCode],
+      errorClass: headers[deadLetterHeaders.errorClass],
       errorMessage: headers[deadLetterHeaders.errorMessage],
       failedAt: Date.parse(headers[deadLetterHeaders.failedAt]),
       eventId: headers.eventId,
@@ -67,7 +70,7 @@ export async function readRedriveLog(kafka: Kafka, groupId: string): Promise<Map
 export function matches(letter: DeadLetter, filter: DeadLetterFilter): boolean {
   return (
     (filter.topic === undefined || letter.originalTopic === filter.topic) &&
-    (filter.errorCode === undefined || letter.errorCode === filter.errorCode) &&
+    (filter.error === undefined || letter.errorCode === filter.error || letter.errorClass === filter.error) &&
     (filter.since === undefined || letter.failedAt >= filter.since) &&
     (filter.until === undefined || letter.failedAt < filter.until)
   );
