@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
+import { exitCodeOf, timeArgument } from '../cli/arguments';
 import { SingleBar } from 'cli-progress';
 import { loadServiceConfig } from '@app/config';
 import { DomainEvent } from '@app/events';
@@ -15,18 +16,13 @@ import { readAllEvents } from './read-all-events';
  */
 Logger.overrideLogger(['error']);
 
-const time = (value: string) => {
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw new InvalidArgumentError(`"${value}" is not a date or time (ISO 8601)`);
-  return ms;
-};
 
 const program = new Command()
   .name('audit')
   .description('Replay the event topics and check the invariants of the task platform.')
   .option('--json', 'print a machine-readable report')
-  .option('--from <time>', 'only events that occurred at or after this time', time)
-  .option('--to <time>', 'only events that occurred before this time', time)
+  .option('--from <time>', 'only events that occurred at or after this time', timeArgument)
+  .option('--to <time>', 'only events that occurred before this time', timeArgument)
   .option('--task <taskId>', "print one task's timeline")
   .option('--rebuild', "compare a projection rebuilt from the topics with the tasks service's table")
   .exitOverride();
@@ -94,9 +90,7 @@ function printTask(events: DomainEvent[], taskId: string, json?: boolean): numbe
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    const code = (error as { exitCode?: number }).exitCode;
-    if (code !== undefined) process.exit(code === 0 ? 0 : 2); // commander's own --help / usage errors
-    process.stderr.write(`audit failed: ${(error as Error).message}\n`);
-    process.exit(2);
+    if (!(error as { code?: string }).code?.startsWith('commander.')) process.stderr.write(`audit failed: ${(error as Error).message}\n`);
+    process.exit(exitCodeOf(error));
   },
 );

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Command, InvalidArgumentError } from 'commander';
+import { exitCodeOf, timeArgument } from '../cli/arguments';
 import * as os from 'node:os';
 import { loadServiceConfig, serviceNames } from '@app/config';
 import { createKafka } from '@app/messaging';
@@ -11,11 +12,6 @@ Logger.overrideLogger(['error']);
 const config = loadServiceConfig('tasks');
 const kafka = createKafka('dlq', config.kafkaBrokers);
 
-const time = (value: string) => {
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw new InvalidArgumentError(`"${value}" is not a date or time (ISO 8601)`);
-  return ms;
-};
 const positive = (value: string) => {
   const n = Number(value);
   if (!(n > 0)) throw new InvalidArgumentError(`"${value}" is not a positive number`);
@@ -36,8 +32,8 @@ const withFilters = (command: Command) =>
     .option('--group <service>', 'only this service’s consumer', service)
     .option('--topic <topic>', 'only dead letters from this topic')
     .option('--error <codeOrClass>', 'only this error code (HANDLER_FAILED) or error class (PlatformError)')
-    .option('--since <time>', 'failed at or after', time)
-    .option('--until <time>', 'failed before', time)
+    .option('--since <time>', 'failed at or after', timeArgument)
+    .option('--until <time>', 'failed before', timeArgument)
     .option('--json', 'machine-readable output');
 
 const groups = (filters: Filters) => (filters.group ? [filters.group] : [...serviceNames]).map((s) => `${config.topicPrefix}${s}`);
@@ -63,7 +59,7 @@ program
   .action(async (id: string, options: { group: string }) => {
     const group = `${config.topicPrefix}${options.group}`;
     const letter = (await readDeadLetters(kafka, group)).find((l) => l.id === id);
-    if (!letter) throw new InvalidArgumentError(`no dead letter ${id} for ${options.group}`);
+    if (!letter) throw new Error(`no dead letter ${id} for ${options.group}`);
     process.stdout.write(`${JSON.stringify({ ...letter, key: letter.key?.toString(), value: letter.value?.toString('base64') }, null, 2)}\n`);
   });
 
@@ -83,9 +79,7 @@ withFilters(program.command('redrive'))
 program.parseAsync().then(
   () => process.exit(0),
   (error: unknown) => {
-    const code = (error as { exitCode?: number }).exitCode;
-    if (code !== undefined && (error as { code?: string }).code?.startsWith('commander.')) process.exit(code === 0 ? 0 : 2);
-    process.stderr.write(`dlq failed: ${(error as Error).message}\n`);
-    process.exit(2);
+    if (!(error as { code?: string }).code?.startsWith('commander.')) process.stderr.write(`dlq failed: ${(error as Error).message}\n`);
+    process.exit(exitCodeOf(error));
   },
 );
