@@ -1,11 +1,14 @@
 import { Module } from '@nestjs/common';
 import { ServiceModule } from '@app/service';
-import { GENERATION_CONFIG, loadGenerationConfig } from './generation.config';
+import { GENERATION_CONFIG, GenerationConfig, loadGenerationConfig } from './generation.config';
 import { GenerationHandlers } from './generation.handlers';
 import { GenerationsController } from './http/generations.controller';
+import { FailedJobCleanup } from './jobs/failed-job-cleanup';
 import { GenerationWorker } from './jobs/generation.worker';
 import { Reconciler } from './jobs/reconciler';
+import { ReportStore } from './jobs/report-store';
 import { generationMigrations } from './migrations';
+import { ModelClient } from './model/model.client';
 
 @Module({
   imports: [
@@ -15,6 +18,9 @@ import { generationMigrations } from './migrations';
       handlers: GenerationHandlers,
       providers: [
         { provide: GENERATION_CONFIG, useFactory: () => loadGenerationConfig() },
+        { provide: ModelClient, inject: [GENERATION_CONFIG], useFactory: (c: GenerationConfig) => new ModelClient(c.modelBaseUrl, c.modelTimeoutMs) },
+        { provide: ReportStore, inject: [GENERATION_CONFIG], useFactory: (c: GenerationConfig) => new ReportStore(c.reportsDir) },
+        { provide: FailedJobCleanup, useClass: FailedJobCleanup },
         { provide: GenerationWorker, useClass: GenerationWorker },
         { provide: Reconciler, useClass: Reconciler },
       ],

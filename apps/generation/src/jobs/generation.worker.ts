@@ -7,6 +7,7 @@ import { ModelOutcome } from '../model/model-outcome';
 import { GENERATION_CONFIG, GenerationConfig } from '../generation.config';
 import { decideAfterAttempt } from './attempt-outcome';
 import { claimDueJobs, claimInterruptedJobs, Job, recordAttempt } from './job-store';
+import { FailedJobCleanup } from './failed-job-cleanup';
 import { ReportStore } from './report-store';
 
 const concurrency = 4;
@@ -19,17 +20,16 @@ const concurrency = 4;
 @Injectable()
 export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('generation-worker');
-  private readonly model: ModelClient;
-  private readonly reports: ReportStore;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly loop: WorkerLoop;
 
   constructor(
     @Inject(KNEX) private readonly knex: Knex,
     @Inject(GENERATION_CONFIG) private readonly config: GenerationConfig,
+    private readonly model: ModelClient,
+    private readonly reports: ReportStore,
+    private readonly cleanup: FailedJobCleanup,
   ) {
-    this.model = new ModelClient(config.modelBaseUrl, config.modelTimeoutMs);
-    this.reports = new ReportStore(config.reportsDir);
     this.loop = new WorkerLoop(() => this.round(), { name: 'generation-worker', pollIntervalMs: config.pollIntervalMs });
   }
 
@@ -90,8 +90,7 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
     const decision = decideAfterAttempt(outcome, attempt, this.config.retryDelaysMs, this.config.retryJitter);
     const recorded = await this.knex.transaction((trx) => recordAttempt(trx, job, attempt, outcome, decision, reportRef));
     if (recorded && decision.kind === 'failed') {
-      await this.reports.removeTemporaryFiles(job.task_id);
-      await this.model.cancel({ taskId: job.task_id, attempt });
+      await this.cleanup.cleanUp(job.task_id, attempt);
     }
   }
 

@@ -4,9 +4,8 @@ import { KNEX } from '@app/database';
 import { newEvent } from '@app/events';
 import { addToOutbox, WorkerLoop } from '@app/messaging';
 import { GENERATION_CONFIG, GenerationConfig } from '../generation.config';
-import { ModelClient } from '../model/model.client';
 import { Job } from './job-store';
-import { ReportStore } from './report-store';
+import { FailedJobCleanup } from './failed-job-cleanup';
 
 /**
  * Nothing may stay stuck with the user's quota taken: a debited job with no outcome past the
@@ -17,16 +16,13 @@ import { ReportStore } from './report-store';
 export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('reconciler');
   private readonly loop: WorkerLoop;
-  private readonly model: ModelClient;
-  private readonly reports: ReportStore;
   reconciled = 0;
 
   constructor(
     @Inject(KNEX) private readonly knex: Knex,
     @Inject(GENERATION_CONFIG) private readonly config: GenerationConfig,
+    private readonly cleanup: FailedJobCleanup,
   ) {
-    this.model = new ModelClient(config.modelBaseUrl, config.modelTimeoutMs);
-    this.reports = new ReportStore(config.reportsDir);
     this.loop = new WorkerLoop(() => this.round(), { name: 'reconciler', pollIntervalMs: config.reconcileIntervalMs });
   }
 
@@ -63,8 +59,7 @@ export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShut
     for (const job of overdue) {
       this.reconciled++;
       this.logger.warn(`task ${job.task_id} had no outcome past the deadline: failed as TIMED_OUT (${this.reconciled} so far)`);
-      await this.reports.removeTemporaryFiles(job.task_id);
-      if (job.attempts > 0) await this.model.cancel({ taskId: job.task_id, attempt: job.attempts });
+      await this.cleanup.cleanUp(job.task_id, job.attempts);
     }
     return overdue.length === 50;
   }
