@@ -15,3 +15,12 @@ export async function databaseAnswers(db: Knex, timeoutMs = 2000): Promise<boole
     return false;
   }
 }
+
+/**
+ * Runs several reads against one snapshot, so an answer built from more than one table never mixes
+ * rows from before and after a concurrent commit (a task's state from one moment, its timeline from
+ * the next).
+ */
+export function readConsistently<T>(db: Knex, read: (snapshot: Knex.Transaction) => Promise<T>): Promise<T> {
+  return db.transaction(read, { isolationLevel: 'repeatable read', readOnly: true });
+}

@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, NotFoundException, Param } from '@nestjs/common';
 import type { Knex } from 'knex';
-import { KNEX } from '@app/database';
+import { KNEX, readConsistently } from '@app/database';
 import { requireUuid } from '@app/service';
 
 @Controller('generations')
@@ -10,9 +10,12 @@ export class GenerationsController {
   /** The job of a task: its status, every attempt with its outcome and error, the report reference. */
   @Get(':taskId')
   async get(@Param('taskId') taskId: string) {
-    const job = await this.knex('generation_jobs').where({ task_id: requireUuid(taskId, 'taskId') }).first();
+    requireUuid(taskId, 'taskId');
+    const { job, attempts } = await readConsistently(this.knex, async (snapshot) => ({
+      job: await snapshot('generation_jobs').where({ task_id: taskId }).first(),
+      attempts: await snapshot('generation_attempts').where({ task_id: taskId }).orderBy('attempt'),
+    }));
     if (!job) throw new NotFoundException(`no generation for task ${taskId}`);
-    const attempts = await this.knex('generation_attempts').where({ task_id: job.task_id }).orderBy('attempt');
     return {
       taskId: job.task_id,
       status: job.status,

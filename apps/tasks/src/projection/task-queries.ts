@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { readConsistently } from '@app/database';
 
 export interface TimelineEntry {
   eventId: string;
@@ -26,9 +27,13 @@ function summary(row: Record<string, any>) {
 
 /** The task with every event applied to it, from every service, in the order they occurred. */
 export async function findTask(knex: Knex, taskId: string) {
-  const row = await knex('tasks').where({ task_id: taskId }).first();
+  const read = await readConsistently(knex, async (snapshot) => {
+    const row = await snapshot('tasks').where({ task_id: taskId }).first();
+    const events = row ? await snapshot('task_timeline').where({ task_id: taskId }).orderBy([{ column: 'occurred_at' }, { column: 'id' }]) : [];
+    return { row, events };
+  });
+  const { row, events } = read;
   if (!row) return undefined;
-  const events = await knex('task_timeline').where({ task_id: taskId }).orderBy([{ column: 'occurred_at' }, { column: 'id' }]);
   const timeline: TimelineEntry[] = events.map((e) => ({
     eventId: e.event_id,
     eventType: e.event_type,
