@@ -95,7 +95,7 @@ describe('each path of a report request, end to end', () => {
     expect(task.timeline.find((e: { eventType: string }) => e.eventType === 'TaskFailed').data).toMatchObject({ compensated: false, errorCode: 'INSUFFICIENT_QUOTA' });
     expect(await platform.quota('poor-user')).toMatchObject({ balance: 0, debited: 2, refunded: 0 });
     expect(await platform.notifications('poor-user')).toHaveLength(3);
-    // and generation, which knows the request but never got the go-ahead, never called the model
-    expect(await platform.generation(body.taskId)).toMatchObject({ status: 'awaiting', attempts: [] });
+    // and generation, told of the refusal, closed the job without calling the model
+    expect(await platform.generation(body.taskId)).toMatchObject({ status: 'refused', attempts: [] });
   });
 });

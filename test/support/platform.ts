@@ -24,7 +24,7 @@ const subscriptions: Record<string, EventType[]> = {
     'NotificationSent',
   ],
   quota: ['TaskRequested', 'GenerationFailed'],
-  generation: ['TaskRequested', 'QuotaDebited'],
+  generation: ['TaskRequested', 'QuotaDebited', 'QuotaRejected'],
   notification: ['TaskCompleted', 'TaskFailed'],
 };
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EventHandlers, HandlerContext, HandlerSource } from '@app/messaging';
-import { recordDebit, recordRequest } from './handlers/record-request.handler';
+import { recordDebit, recordRefusal, recordRequest } from './handlers/record-request.handler';
 import { GenerationWorker } from './jobs/generation.worker';
 
 @Injectable()
@@ -19,6 +19,7 @@ export class GenerationHandlers implements HandlerSource {
         await recordDebit(event, context);
         thenWake(context);
       },
+      QuotaRejected: recordRefusal,
     };
   }
 }

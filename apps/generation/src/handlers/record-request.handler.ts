@@ -4,7 +4,8 @@ import type { HandlerContext } from '@app/messaging';
 
 /**
  * Generation keeps its own copy of what a task asks for (from TaskRequested) and of its go-ahead
- * (QuotaDebited). Whichever comes second makes the job due.
+ * (QuotaDebited) or refusal (QuotaRejected). Request and debit together make the job due, whichever
+ * comes second; a refusal closes it, so it never waits for a debit that will not come.
  */
 export async function recordRequest(event: EventOf<'TaskRequested'>, { trx }: HandlerContext): Promise<void> {
   if (!isAcceptedRequest(event)) return; // an outside request: tasks adopts it, or not
@@ -13,6 +14,14 @@ export async function recordRequest(event: EventOf<'TaskRequested'>, { trx }: Ha
 
 export async function recordDebit(event: EventOf<'QuotaDebited'>, { trx }: HandlerContext): Promise<void> {
   await upsertJob(trx, event, { debit_event_id: event.eventId });
+}
+
+export async function recordRefusal(event: EventOf<'QuotaRejected'>, { trx }: HandlerContext): Promise<void> {
+  await trx('generation_jobs')
+    .insert({ task_id: event.taskId, user_id: event.userId, correlation_id: event.correlationId, status: 'refused' })
+    .onConflict('task_id')
+    .ignore();
+  await trx('generation_jobs').where({ task_id: event.taskId, status: 'awaiting' }).update({ status: 'refused', updated_at: trx.fn.now() });
 }
 
 async function upsertJob(
