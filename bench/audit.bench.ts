@@ -3,8 +3,6 @@
  * then runs the audit's read and checks over them. The baseline, in the same run, is reading the same
  * topics with a bare kafkajs consumer that decodes nothing. Run with `npm run bench:audit` (stack up).
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { defaults } from '@app/config';
@@ -12,6 +10,7 @@ import { DomainEvent, eventTypes, newEvent } from '@app/events';
 import { createKafka, ensureTopics, EventCodec } from '@app/messaging';
 import { audit } from '../tools/audit/audit-invariants';
 import { readAllEvents } from '../tools/audit/read-all-events';
+import { runBenchmark, writeResult } from './bench-support';
 
 Logger.overrideLogger(['error']);
 const tasks = Number(process.env.BENCH_AUDIT_TASKS ?? 1700);
@@ -73,8 +72,7 @@ async function main(): Promise<void> {
       bareKafkajsReadEventsPerSecond: Math.round(bare),
       ratio: +(read.length / seconds / bare).toFixed(2),
     };
-    fs.writeFileSync(path.join(__dirname, 'results', 'audit.json'), `${JSON.stringify(result, null, 2)}\n`);
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    writeResult('audit', result);
   } finally {
     const admin = kafka.admin();
     await admin.connect();
@@ -84,10 +82,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    process.stderr.write(`bench failed: ${(error as Error).stack}\n`);
-    process.exit(1);
-  },
-);
+runBenchmark(main);

@@ -6,16 +6,14 @@
  * QuotaDebited → generation, GenerationSucceeded → tasks), each hop a consumer transaction.
  * Run with `npm run bench:e2e` (the stack must be up, the services built).
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Logger } from '@nestjs/common';
 import { ensureTopics } from '@app/messaging';
 import { Platform } from '../test/support/platform';
+import { percentile, runBenchmark, writeResult } from './bench-support';
 
 Logger.overrideLogger(['error']);
 const tasks = Number(process.env.BENCH_TASKS ?? 100);
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 async function kafkaHop(platform: Platform, samples: number): Promise<number[]> {
   const topic = `${platform.env.topicPrefix}bench-hop`;
@@ -63,18 +61,10 @@ async function main(): Promise<void> {
       kafkaHopMs: { p50: percentile(hop, 50), p99: percentile(hop, 99) },
       ratioToOneHop: { p50: +(percentile(latencies, 50) / Math.max(1, percentile(hop, 50))).toFixed(1), p99: +(percentile(latencies, 99) / Math.max(1, percentile(hop, 99))).toFixed(1) },
     };
-    const out = path.join(__dirname, 'results', 'e2e-latency.json');
-    fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\nwritten to ${path.relative(process.cwd(), out)}\n`);
+    writeResult('e2e-latency', result);
   } finally {
     await platform.stop();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    process.stderr.write(`bench failed: ${(error as Error).stack}\n`);
-    process.exit(1);
-  },
-);
+runBenchmark(main);

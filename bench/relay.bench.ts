@@ -3,14 +3,13 @@
  * baseline measured in the same run on the same stack: kafkajs producing the same events straight
  * to Kafka, with no database. Run with `npm run bench` (the stack must be up: `npm run stack:up`).
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { defaults } from '@app/config';
 import { createKnex, dropDatabase, ensureDatabase, migrateToLatest } from '@app/database';
 import { DomainEvent, eventTypes, newEvent } from '@app/events';
 import { addToOutbox, createKafka, EventCodec, messagingTables, OutboxRelay } from '@app/messaging';
+import { percentile, runBenchmark, writeResult } from './bench-support';
 
 Logger.overrideLogger(['error']);
 
@@ -32,10 +31,6 @@ const topic = codec.topicFor('TaskRequested');
 function event(i: number): DomainEvent {
   const origin = { taskId: randomUUID(), userId: `user-${i % 50}`, correlationId: randomUUID(), causationId: null };
   return newEvent('TaskRequested', { idempotencyKey: null, reportType: 'summary', input: JSON.stringify({ i }) }, origin, 'bench');
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 async function createTopics(): Promise<void> {
@@ -162,9 +157,7 @@ async function main(): Promise<void> {
       p50: +(percentile(outbox, 50) / Math.max(1, percentile(raw, 50))).toFixed(2),
       p99: +(percentile(outbox, 99) / Math.max(1, percentile(raw, 99))).toFixed(2),
     };
-    const out = path.join(__dirname, 'results', 'relay.json');
-    fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\nwritten to ${path.relative(process.cwd(), out)}\n`);
+    writeResult('relay', result);
   } finally {
     await db.destroy();
     await dropDatabase(databaseUrl);
@@ -175,10 +168,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    process.stderr.write(`bench failed: ${(error as Error).stack}\n`);
-    process.exit(1);
-  },
-);
+runBenchmark(main);

@@ -1,0 +1,25 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/** The value below which p per cent of the sorted samples fall. */
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** Writes a benchmark's result to bench/results/<name>.json (committed, so runs can be compared) and prints it. */
+export function writeResult(name: string, result: unknown): void {
+  const out = path.join(__dirname, 'results', `${name}.json`);
+  fs.writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(result, null, 2)}\nwritten to ${path.relative(process.cwd(), out)}\n`);
+}
+
+/** Runs a benchmark to its end: exit 0 when it finished, 1 with the stack when it failed. */
+export function runBenchmark(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (error) => {
+      process.stderr.write(`bench failed: ${(error as Error).stack}\n`);
+      process.exit(1);
+    },
+  );
+}
