@@ -2,6 +2,8 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { createKnex } from '@app/database';
+import { postgresAnswers, startPostgres, stopPostgres } from '../tools/stack/postgres';
 import { StackError } from '../tools/stack/processes';
 import { stackUp } from '../tools/stack/stack';
 import { loadStackConfig } from '../tools/stack/stack.config';
@@ -45,4 +47,45 @@ describe('the local stack command', () => {
       fs.rmSync(stackDir, { recursive: true, force: true });
     }
   });
+});
+
+describe('the local stack without a PostgreSQL server', () => {
+  it('makes a private cluster with initdb on the port DATABASE_URL names, and stops only that', async () => {
+    // Given a DATABASE_URL on this machine where nothing answers, and a fresh stack folder that the
+    // postgres user can reach (initdb runs as that user when the stack runs as root)
+    const port = await freePort();
+    const stackDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stack-pg-'));
+    fs.chmodSync(stackDir, 0o755);
+    const previous = { DATABASE_URL: process.env.DATABASE_URL, STACK_DIR: process.env.STACK_DIR };
+    Object.assign(process.env, { DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/postgres`, STACK_DIR: stackDir });
+    const config = loadStackConfig();
+    try {
+      expect(await postgresAnswers(config.databaseUrl)).toBe(false);
+
+      // When the stack's PostgreSQL part is brought up, twice
+      expect(await startPostgres(config)).toBe('started');
+      expect(await startPostgres(config)).toBe('already up');
+
+      // Then it answers there, with a database for each service and one for the registry
+      const db = createKnex(config.databaseUrl, 1);
+      try {
+        const names = (await db('pg_database').select('datname')).map((row: { datname: string }) => row.datname);
+        expect(names).toEqual(expect.arrayContaining([config.registry.database, ...config.serviceDatabases]));
+      } finally {
+        await db.destroy();
+      }
+
+      // And stopping it stops that cluster, while the machine's server goes on answering
+      expect(await stopPostgres(config)).toBe(true);
+      expect(await postgresAnswers(config.databaseUrl)).toBe(false);
+      expect(await postgresAnswers(previous.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres')).toBe(true);
+    } finally {
+      await stopPostgres(config);
+      for (const [key, value] of Object.entries(previous)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+      fs.rmSync(stackDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -20,7 +20,7 @@ export function jdbcUrl(url: URL): string {
 }
 
 export async function postgresAnswers(url: string): Promise<boolean> {
-  const db = createKnex(url, 1);
+  const db = createKnex(url, 1, { quiet: true });
   try {
     return await databaseAnswers(db);
   } finally {
@@ -62,7 +62,12 @@ function startPrivateCluster(config: StackConfig, proc: ManagedProcess, port: nu
     fs.mkdirSync(dataDir, { recursive: true });
     if (asPostgres.length) execFileSync('chown', ['-R', 'postgres', dataDir]);
     const [cmd, ...args] = [...asPostgres, path.join(bin, 'initdb'), '-D', dataDir, '-A', 'trust', '-U', superuser];
-    execFileSync(cmd, args, { stdio: 'ignore' });
+    try {
+      execFileSync(cmd, args, { stdio: 'pipe' });
+    } catch (error) {
+      const said = String((error as { stderr?: Buffer }).stderr ?? (error as Error).message).trim();
+      throw new StackError('postgres', `initdb could not make a cluster in ${dataDir} (the postgres user must be able to reach it): ${said}`);
+    }
   }
   const [cmd, ...args] = [...asPostgres, path.join(bin, 'postgres'), '-D', dataDir, '-p', String(port), '-h', '127.0.0.1', '-k', dataDir];
   return startDetached(proc, cmd, args);

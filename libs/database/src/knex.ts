@@ -2,8 +2,11 @@ import knex, { Knex } from 'knex';
 
 export const KNEX = Symbol('KNEX');
 
-export function createKnex(url: string, poolMax = 10): Knex {
-  return knex({ client: 'pg', connection: url, pool: { min: 0, max: poolMax } });
+const silent = { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined };
+
+/** A pool on one database. `quiet` keeps knex from logging refused connections: for probes that expect them. */
+export function createKnex(url: string, poolMax = 10, { quiet = false } = {}): Knex {
+  return knex({ client: 'pg', connection: url, pool: { min: 0, max: poolMax }, ...(quiet ? { log: silent } : {}) });
 }
 
 /** True when the server answers a query within the timeout; used by health checks and the stack. */
