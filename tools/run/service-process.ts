@@ -57,8 +57,12 @@ export async function healthStatus(port: number): Promise<number | undefined> {
   }
 }
 
-/** Resolves when /health answers `expected`; rejects with the service's output if it exits or times out. */
-export async function waitForHealth(service: RunningService, expected = 200, timeoutMs = 60_000): Promise<void> {
+/**
+ * Resolves when /health answers `expected`; rejects with the service's output if it exits or times out.
+ * The limit is generous: on a busy two-core machine a boot has been seen to wait long for its first
+ * line; a boot step that is slow says so in the output ("still waiting: …").
+ */
+export async function waitForHealth(service: RunningService, expected = 200, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (service.child.exitCode !== null || service.child.signalCode !== null) {

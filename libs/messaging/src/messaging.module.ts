@@ -76,10 +76,10 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
 
   async onApplicationBootstrap(): Promise<void> {
     const topics = eventTypes.map((type) => ({ topic: this.codec.topicFor(type), partitions: this.config.topicPartitions }));
-    await ensureTopics(this.kafka, topics);
+    await this.bootStep('event topics ready', () => ensureTopics(this.kafka, topics));
     // Every schema registered once at start-up: an incompatible change fails the boot, not a publish.
-    await Promise.all(eventTypes.map((type) => this.codec.schemaId(type)));
-    await this.relay.start();
+    await this.bootStep('schemas registered', () => Promise.all(eventTypes.map((type) => this.codec.schemaId(type))));
+    await this.bootStep('outbox relay started', () => this.relay.start());
     // Joining the group can wait out a dead member's session; the service serves meanwhile.
     this.consumerStarting = this.consumer?.start().catch((error) => this.logger.error(`the consumer could not start: ${(error as Error).stack}`));
     const retention = this.config.inboxRetentionMs;
@@ -87,6 +87,19 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
       this.inboxPruning = setInterval(() => {
         pruneInbox(this.knex, retention).catch((error) => this.logger.warn(`inbox pruning failed: ${(error as Error).message}`));
       }, Math.min(retention, 3_600_000));
+    }
+  }
+
+  /** One start-up step, timed; a step that takes long says so while it waits, so a stuck boot names its step. */
+  private async bootStep<T>(name: string, step: () => Promise<T>): Promise<T> {
+    const started = Date.now();
+    const waiting = setInterval(() => this.logger.warn(`still waiting: ${name} (${Math.round((Date.now() - started) / 1000)} s)`), 10_000);
+    try {
+      const result = await step();
+      this.logger.log(`${name} in ${Date.now() - started} ms`);
+      return result;
+    } finally {
+      clearInterval(waiting);
     }
   }
 

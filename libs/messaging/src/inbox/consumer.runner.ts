@@ -64,6 +64,7 @@ export class ConsumerRunner {
     this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
       this.assignment = payload.memberAssignment;
+      this.logger.log(`joined ${this.groupId} with ${this.assignedPartitions()} partition(s) in ${payload.duration} ms`);
     });
   }
 
