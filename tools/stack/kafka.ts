@@ -33,6 +33,9 @@ function serverProperties(config: StackConfig, dataDir: string): string {
     'share.coordinator.state.topic.replication.factor': 1,
     'share.coordinator.state.topic.min.isr': 1,
     'group.initial.rebalance.delay.ms': 0,
+    // A deleted topic's files (and their handles) go after a second instead of a minute: the tests
+    // make and delete hundreds of topics in a run.
+    'log.segment.delete.delay.ms': 1000,
   };
   return Object.entries(settings)
     .map(([key, value]) => `${key}=${value}`)
