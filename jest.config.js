@@ -1,7 +1,7 @@
 // Tiers by file suffix, each runnable alone with --selectProjects. `chaos` stops shared
 // infrastructure (the broker), so `npm test` runs it in a second pass. `npm test` runs the suites
 // one at a time: an e2e suite runs five services beside the broker and the registry, and two of them
-// at once on a two-core machine starved a service's boot past its health wait.
+// at once on a two-core machine oversubscribe it (a service boot once stalled past its health wait).
 const base = {
   rootDir: __dirname,
   testEnvironment: 'node',
