@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { defaults } from '@app/config';
 import { TaskRequested } from '@app/events';
 import { createKafka, ensureTopics, EventCodec } from '@app/messaging';
+import { removeTestData } from './support/remove-test-data';
 import { uniqueSuffix } from './support/unique';
 import { waitFor } from './support/wait-for';
 
@@ -15,6 +16,7 @@ describe('an Avro event on the real broker and registry', () => {
   afterAll(async () => {
     await consumer.disconnect();
     await producer.disconnect();
+    await removeTestData(kafka, prefix);
   });
 
   it('is produced Confluent-framed under <topic>-value and consumed back decoded, equal to what was sent', async () => {

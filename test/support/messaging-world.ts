@@ -13,7 +13,7 @@ import {
   OutboxRelay,
   RelayOptions,
 } from '@app/messaging';
-import { deleteTopicsWithPrefix } from './delete-topics';
+import { removeTestData } from './remove-test-data';
 import { TestEnv } from './test-env';
 
 /**
@@ -91,7 +91,7 @@ export class MessagingWorld {
     for (const close of this.closers.reverse()) await close().catch(() => undefined);
     await this.db.destroy();
     await this.env.dropDatabases(['quota']);
-    await deleteTopicsWithPrefix(this.kafka, this.env.topicPrefix);
+    await removeTestData(this.kafka, this.env.topicPrefix);
   }
 }
 

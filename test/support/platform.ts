@@ -5,7 +5,7 @@ import { defaults, serviceNames } from '@app/config';
 import { EventType, topicFor } from '@app/events';
 import { createKafka } from '@app/messaging';
 import { AppName, RunningService, startService, stopService, waitForHealth } from '../../tools/run/service-process';
-import { deleteTopicsWithPrefix } from './delete-topics';
+import { removeTestData } from './remove-test-data';
 import { TestEnv } from './test-env';
 import { freePort } from './unique';
 import { waitFor } from './wait-for';
@@ -81,7 +81,7 @@ export class Platform {
   async stop(): Promise<void> {
     await Promise.all([...this.apps.values()].map((app) => stopService(app)));
     await this.env.dropDatabases(serviceNames);
-    await deleteTopicsWithPrefix(this.kafka, this.env.topicPrefix);
+    await removeTestData(this.kafka, this.env.topicPrefix);
     fs.rmSync(this.reportsDir, { recursive: true, force: true });
   }
 
