@@ -1,5 +1,6 @@
 export * from './backoff';
 export * from './dead-letters';
+export * from './deadline';
 export * from './errors';
 export * from './event.codec';
 export * from './event-validator';

@@ -1,40 +1,65 @@
-import { Kafka } from 'kafkajs';
+import { Logger } from '@nestjs/common';
+import { Admin, Kafka } from 'kafkajs';
+import { DeadlineExceeded, withDeadline } from './deadline';
 
 export interface TopicSpec {
   topic: string;
   partitions?: number;
 }
 
+export interface ProvisionLimits {
+  /** How long one attempt (connect, list, create, wait for leaders) may take. */
+  attemptMs: number;
+  attempts: number;
+}
+
+const logger = new Logger('topics');
+const defaultLimits: ProvisionLimits = { attemptMs: 15_000, attempts: 4 };
+
 /**
  * Creates the topics that are missing, waits until every partition has a leader, and leaves
  * existing topics as they are. Event topics keep everything (retention.ms=-1) so that they can be
- * replayed for audits.
+ * replayed for audits. Each attempt has a deadline and uses a fresh admin client: on a busy shared
+ * broker a kafkajs admin was seen to wait forever while connecting or listing topics.
  */
-export async function ensureTopics(kafka: Kafka, topics: TopicSpec[], defaultPartitions = 3, timeoutMs = 30_000): Promise<void> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const existing = new Set(await admin.listTopics());
-    const missing = topics.filter((t) => !existing.has(t.topic));
-    if (missing.length > 0) {
-      // Not kafkajs' waitForLeaders: under KRaft its first metadata request can race the new
-      // topic and fail with UNKNOWN_TOPIC_OR_PARTITION instead of retrying.
-      await admin.createTopics({
-        waitForLeaders: false,
-        topics: missing.map((t) => ({
-          topic: t.topic,
-          numPartitions: t.partitions ?? defaultPartitions,
-          configEntries: [{ name: 'retention.ms', value: '-1' }],
-        })),
-      });
+export async function ensureTopics(kafka: Kafka, topics: TopicSpec[], defaultPartitions = 3, limits = defaultLimits): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const admin = kafka.admin();
+    try {
+      // Leaders get a little less than the attempt, so that their own error is the one reported.
+      const leadersMs = Math.max(100, limits.attemptMs - 2_000);
+      await withDeadline(provision(admin, topics, defaultPartitions, leadersMs), limits.attemptMs, 'provisioning topics');
+      return;
+    } catch (error) {
+      if (!(error instanceof DeadlineExceeded) || attempt >= limits.attempts) throw error;
+      logger.warn(`${error.message} (attempt ${attempt} of ${limits.attempts}); trying again with a new client`);
+    } finally {
+      // A stuck client may not disconnect either: do not wait for it.
+      void admin.disconnect().catch(() => undefined);
     }
-    await waitForLeaders(admin, topics.map((t) => t.topic), timeoutMs);
-  } finally {
-    await admin.disconnect();
   }
 }
 
-async function waitForLeaders(admin: ReturnType<Kafka['admin']>, topics: string[], timeoutMs: number): Promise<void> {
+async function provision(admin: Admin, topics: TopicSpec[], defaultPartitions: number, leadersMs: number): Promise<void> {
+  await admin.connect();
+  const existing = new Set(await admin.listTopics());
+  const missing = topics.filter((t) => !existing.has(t.topic));
+  if (missing.length > 0) {
+    // Not kafkajs' waitForLeaders: under KRaft its first metadata request can race the new
+    // topic and fail with UNKNOWN_TOPIC_OR_PARTITION instead of retrying.
+    await admin.createTopics({
+      waitForLeaders: false,
+      topics: missing.map((t) => ({
+        topic: t.topic,
+        numPartitions: t.partitions ?? defaultPartitions,
+        configEntries: [{ name: 'retention.ms', value: '-1' }],
+      })),
+    });
+  }
+  await waitForLeaders(admin, topics.map((t) => t.topic), leadersMs);
+}
+
+async function waitForLeaders(admin: Admin, topics: string[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
