@@ -15,7 +15,9 @@ describe('schema evolution under the registry global BACKWARD rule', () => {
       { name: 'pages', type: 'int' },
     ],
   };
-  afterAll(() => deleteSubject(subject));
+  afterAll(async () => {
+    await deleteSubject(subject);
+  });
 
   const register = (schema: object) => registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(schema) }, { subject });
 

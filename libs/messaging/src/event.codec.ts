@@ -1,6 +1,7 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { DomainEvent, EventType, isEventType, loadSchema, subjectFor, topicFor } from '@app/events';
 import { withJitter } from './backoff';
+import { withDeadline } from './deadline';
 import { isInfrastructureError, PlatformError } from './errors';
 
 /**
@@ -39,9 +40,11 @@ export class EventCodec {
 
   private async register(eventType: EventType, attempts = 4): Promise<number> {
     const schema = { type: SchemaType.AVRO as const, schema: JSON.stringify(loadSchema(eventType)) };
+    const subject = subjectFor(this.topicFor(eventType));
     for (let attempt = 1; ; attempt++) {
       try {
-        return (await this.registry.register(schema, { subject: subjectFor(this.topicFor(eventType)) })).id;
+        // The registry client sets no timeout, and a registration has been seen to get no answer.
+        return (await withDeadline(this.registry.register(schema, { subject }), 10_000, `registering ${subject}`)).id;
       } catch (error) {
         if (attempt >= attempts) throw error;
         await new Promise((resolve) => setTimeout(resolve, withJitter(200 * attempt, 0.5)));

@@ -78,7 +78,11 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
     const topics = eventTypes.map((type) => ({ topic: this.codec.topicFor(type), partitions: this.config.topicPartitions }));
     await this.bootStep('event topics ready', () => ensureTopics(this.kafka, topics));
     // Every schema registered once at start-up: an incompatible change fails the boot, not a publish.
-    await this.bootStep('schemas registered', () => Promise.all(eventTypes.map((type) => this.codec.schemaId(type))));
+    // One at a time: the services of a platform start together, and a burst of concurrent
+    // registrations of new subjects is what the registry has been seen to stall on.
+    await this.bootStep('schemas registered', async () => {
+      for (const type of eventTypes) await this.codec.schemaId(type);
+    });
     await this.bootStep('outbox relay started', () => this.relay.start());
     // Joining the group can wait out a dead member's session; the service serves meanwhile.
     this.consumerStarting = this.consumer?.start().catch((error) => this.logger.error(`the consumer could not start: ${(error as Error).stack}`));
