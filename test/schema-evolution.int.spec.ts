@@ -1,6 +1,5 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { defaults } from '@app/config';
-import { deleteSubject } from './support/remove-test-data';
 import { uniqueSuffix } from './support/unique';
 
 describe('schema evolution under the registry global BACKWARD rule', () => {
@@ -15,10 +14,6 @@ describe('schema evolution under the registry global BACKWARD rule', () => {
       { name: 'pages', type: 'int' },
     ],
   };
-  afterAll(async () => {
-    await deleteSubject(subject);
-  });
-
   const register = (schema: object) => registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(schema) }, { subject });
 
   it('refuses a new required field, accepts a new optional one, and an old reader decodes the new message', async () => {
