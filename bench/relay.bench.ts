@@ -8,7 +8,7 @@ import { Logger } from '@nestjs/common';
 import { defaults } from '@app/config';
 import { createKnex, dropDatabase, ensureDatabase, migrateToLatest } from '@app/database';
 import { DomainEvent, eventTypes, newEvent } from '@app/events';
-import { addToOutbox, createKafka, EventCodec, messagingTables, OutboxRelay } from '@app/messaging';
+import { addToOutbox, createKafka, EventCodec, messagingTables, OutboxRelay, outboxParking } from '@app/messaging';
 import { percentile, runBenchmark, writeResult } from './bench-support';
 
 Logger.overrideLogger(['error']);
@@ -117,7 +117,7 @@ async function latencies(write: (e: DomainEvent) => Promise<void>): Promise<numb
 async function main(): Promise<void> {
   await ensureDatabase(databaseUrl);
   const db = createKnex(databaseUrl);
-  await migrateToLatest(db, [messagingTables]);
+  await migrateToLatest(db, [messagingTables, outboxParking]);
   await createTopics();
   await codec.schemaId('TaskRequested');
   try {

@@ -10,6 +10,7 @@ import {
   EventCodec,
   EventHandlers,
   messagingTables,
+  outboxParking,
   OutboxRelay,
   RelayOptions,
 } from '@app/messaging';
@@ -42,7 +43,7 @@ export class MessagingWorld {
 
   async setup(): Promise<this> {
     await ensureDatabase(this.databaseUrl);
-    await migrateToLatest(this.db, [messagingTables]);
+    await migrateToLatest(this.db, [messagingTables, outboxParking]);
     await createEffectsTable(this.db);
     await ensureTopics(this.kafka, eventTypes.map((type) => ({ topic: this.codec.topicFor(type) })));
     return this;

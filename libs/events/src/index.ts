@@ -4,3 +4,4 @@ export * from './generated/event-types';
 export * from './schemas';
 export * from './new-event';
 export * from './accepted-request';
+export * from './cap-text';

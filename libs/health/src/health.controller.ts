@@ -3,9 +3,12 @@ import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs
 import type { Knex } from 'knex';
 import { SERVICE_CONFIG, ServiceConfig } from '@app/config';
 import { databaseAnswers, KNEX } from '@app/database';
-import { kafkaAnswers } from '@app/messaging';
+import { kafkaAnswers, MessagingHealth } from '@app/messaging';
 
-/** 200 when the service's database and Kafka both answer, 503 otherwise (terminus' format). */
+/**
+ * 200 when the service can do its work: its database and Kafka answer, its outbox relay runs and its
+ * consumer is in its group; 503 otherwise, naming what is not (terminus' format).
+ */
 @Controller('health')
 export class HealthController {
   constructor(
@@ -13,6 +16,7 @@ export class HealthController {
     private readonly indicators: HealthIndicatorService,
     @Inject(KNEX) private readonly knex: Knex,
     @Inject(SERVICE_CONFIG) private readonly config: ServiceConfig,
+    private readonly messaging: MessagingHealth,
   ) {}
 
   @Get()
@@ -26,6 +30,11 @@ export class HealthController {
       async () => {
         const kafka = this.indicators.check('kafka');
         return (await kafkaAnswers(this.config.kafkaBrokers)) ? kafka.up() : kafka.down('no Kafka broker answers');
+      },
+      async () => {
+        const messaging = this.indicators.check('messaging');
+        const problems = this.messaging.problems();
+        return problems.length === 0 ? messaging.up() : messaging.down(problems.join('; '));
       },
     ]);
   }

@@ -6,6 +6,7 @@ export const errorCodes = {
   // messaging
   DECODE_FAILED: { retriable: false },
   UNKNOWN_SCHEMA: { retriable: false },
+  TOPIC_MISMATCH: { retriable: false },
   INVALID_EVENT: { retriable: false },
   HANDLER_FAILED: { retriable: true },
   INFRASTRUCTURE_UNAVAILABLE: { retriable: true },
@@ -39,23 +40,42 @@ export class PlatformError extends Error {
   }
 }
 
-/** Node's and PostgreSQL's ways of saying "the other side is not there right now". */
+/** Node's ways of saying "the other side is not there right now". */
 const unreachableCodes = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',
   'EHOSTUNREACH',
+  'ENETUNREACH',
   'ENOTFOUND',
+  'EAI_AGAIN',
   'EPIPE',
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_SOCKET',
-  '57P01', // admin_shutdown
-  '57P03', // cannot_connect_now
-  '08000', // connection_exception
-  '08001', // sqlclient_unable_to_establish_sqlconnection
-  '08006', // connection_failure
-  '53300', // too_many_connections
 ]);
+
+/**
+ * SQLSTATEs that say the database cannot do the work right now, not that the work is wrong: a
+ * repeat after the condition passes succeeds. By class: 08 connection, 53 insufficient resources,
+ * 57P operator intervention (shutdown, crash shutdown, cannot connect now), 58 system error, 28
+ * invalid authorization (a rotated password); and single codes: 25006 read-only transaction (what a
+ * failover looks like to a client), 57014 query cancelled, 40001 serialization failure, 40P01
+ * deadlock, 55P03 lock not available.
+ */
+const transientSqlStateClasses = ['08', '53', '57P', '58', '28'];
+const transientSqlStates = new Set(['25006', '57014', '40001', '40P01', '55P03']);
+
+export function isTransientSqlState(code: string): boolean {
+  if (!/^[0-9A-Z]{5}$/.test(code)) return false;
+  return transientSqlStates.has(code) || transientSqlStateClasses.some((prefix) => code.startsWith(prefix));
+}
+
+/** A registry or other HTTP dependency answering "not now": 5xx, 429, 408. */
+function isTransientStatus(status: unknown): boolean {
+  return typeof status === 'number' && (status >= 500 || status === 429 || status === 408);
+}
+
+const unreachableMessage = /Connection terminated|Timeout acquiring a connection|fetch failed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|socket hang up|did not finish within/i;
 
 /**
  * True when the error is an outage of something we depend on (database, registry, broker) rather
@@ -64,11 +84,11 @@ const unreachableCodes = new Set([
  */
 export function isInfrastructureError(error: unknown): boolean {
   for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
-    const candidate = current as { code?: unknown; errno?: unknown; message?: unknown; cause?: unknown };
-    if (typeof candidate.code === 'string' && unreachableCodes.has(candidate.code)) return true;
-    if (typeof candidate.message === 'string' && /Connection terminated|Timeout acquiring a connection|fetch failed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|socket hang up/i.test(candidate.message)) {
-      return true;
-    }
+    const candidate = current as { code?: unknown; status?: unknown; name?: unknown; message?: unknown; cause?: unknown };
+    if (typeof candidate.code === 'string' && (unreachableCodes.has(candidate.code) || isTransientSqlState(candidate.code))) return true;
+    if (isTransientStatus(candidate.status)) return true;
+    if (candidate.name === 'DeadlineExceeded') return true;
+    if (typeof candidate.message === 'string' && unreachableMessage.test(candidate.message)) return true;
     current = candidate.cause;
   }
   return false;

@@ -1,5 +1,6 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
-import { DomainEvent, EventType, isEventType, loadSchema, subjectFor, topicFor } from '@app/events';
+import * as avro from 'avsc';
+import { DomainEvent, EventType, eventTypes, isEventType, loadSchema, subjectFor, topicFor } from '@app/events';
 import { withJitter } from './backoff';
 import { withDeadline } from './deadline';
 import { isInfrastructureError, PlatformError } from './errors';
@@ -8,19 +9,35 @@ import { isInfrastructureError, PlatformError } from './errors';
  * Confluent-framed Avro for every event: the value is the magic byte, the schema id, then the Avro
  * body, with the schema registered under `<topic>-value`.
  */
+export interface CodecOptions {
+  /** How long one decode may wait for the registry to answer (a schema not yet cached). */
+  decodeDeadlineMs?: number;
+  auth?: { username: string; password: string };
+}
+
 export class EventCodec {
   private readonly registry: SchemaRegistry;
   private readonly schemaIds = new Map<EventType, Promise<number>>();
+  private readonly readers = new Map<EventType, avro.Type>();
+  private readonly resolvers = new Map<string, avro.Type | avro.Resolver>();
+  private readonly decodeDeadlineMs: number;
 
   constructor(
     registryUrl: string,
     readonly topicPrefix = '',
+    options: CodecOptions = {},
   ) {
-    this.registry = new SchemaRegistry({ host: registryUrl });
+    this.registry = new SchemaRegistry({ host: registryUrl, ...(options.auth ? { auth: options.auth } : {}) });
+    this.decodeDeadlineMs = options.decodeDeadlineMs ?? 10_000;
   }
 
   topicFor(eventType: EventType): string {
     return topicFor(eventType, this.topicPrefix);
+  }
+
+  /** The event type a topic carries, or undefined for a topic that is not an event topic of ours. */
+  typeOfTopic(topic: string): EventType | undefined {
+    return eventTypes.find((type) => this.topicFor(type) === topic);
   }
 
   /**
@@ -57,20 +74,61 @@ export class EventCodec {
   }
 
   /**
-   * Bytes that are not a framed event of ours fail with DECODE_FAILED or UNKNOWN_SCHEMA (the message
-   * is at fault); a registry that cannot be reached fails as an infrastructure error (it is not).
+   * Bytes that are not a framed event of ours fail with DECODE_FAILED or UNKNOWN_SCHEMA, and an event
+   * of another type than `expected` (the one its topic carries) with TOPIC_MISMATCH: the message is at
+   * fault. A registry that cannot be reached, answers 5xx or does not answer within the deadline fails
+   * as an infrastructure error: it is not. The value is read with our own schema as the reader, so a
+   * field that the writer's older schema lacks arrives with its default.
    */
-  async decode(value: Buffer | null): Promise<DomainEvent> {
+  async decode(value: Buffer | null, expected?: EventType): Promise<DomainEvent> {
     if (!value) throw new PlatformError('DECODE_FAILED', 'message has no value');
-    let decoded: DomainEvent;
+    if (value.length < 5 || value[0] !== 0) throw new PlatformError('DECODE_FAILED', 'value is not Confluent-framed (magic byte 0, schema id)');
+    const schemaId = value.readInt32BE(1);
+    let writer: avro.Type;
     try {
-      decoded = (await this.registry.decode(value)) as DomainEvent;
+      writer = (await withDeadline(this.registry.getSchema(schemaId), this.decodeDeadlineMs, `fetching schema ${schemaId}`)) as unknown as avro.Type;
     } catch (error) {
       if (isInfrastructureError(error)) throw error;
       const unknownSchema = (error as { status?: number }).status === 404;
       throw new PlatformError(unknownSchema ? 'UNKNOWN_SCHEMA' : 'DECODE_FAILED', (error as Error).message, { cause: error });
     }
+    const type = expected ?? this.typeNamed(writer);
+    let decoded: DomainEvent;
+    try {
+      decoded = this.readerFor(schemaId, writer, type).fromBuffer(value.subarray(5)) as DomainEvent;
+    } catch (error) {
+      if (error instanceof PlatformError) throw error;
+      throw new PlatformError('DECODE_FAILED', (error as Error).message, { cause: error });
+    }
     if (!isEventType(decoded.eventType)) throw new PlatformError('DECODE_FAILED', `unknown eventType "${decoded.eventType}"`);
+    if (decoded.eventType !== type) throw new PlatformError('TOPIC_MISMATCH', `a ${decoded.eventType} on the topic of ${type}`);
     return { ...decoded };
+  }
+
+  /** The writer's own record name, when the caller cannot say which type to expect. */
+  private typeNamed(writer: avro.Type): EventType {
+    const name = (writer.name ?? '').split('.').pop() ?? '';
+    if (!isEventType(name)) throw new PlatformError('DECODE_FAILED', `schema "${writer.name}" is not an event of ours`);
+    return name;
+  }
+
+  /** Reading resolves the writer's schema into ours; both the reader and each resolver are built once. */
+  private readerFor(schemaId: number, writer: avro.Type, type: EventType): { fromBuffer(buffer: Buffer): unknown } {
+    const key = `${schemaId}:${type}`;
+    let reader = this.readers.get(type);
+    if (!reader) this.readers.set(type, (reader = avro.Type.forSchema(loadSchema(type) as avro.Schema)));
+    let resolver = this.resolvers.get(key);
+    if (!resolver) {
+      const writerName = (writer.name ?? '').split('.').pop();
+      if (writerName !== type) throw new PlatformError('TOPIC_MISMATCH', `a value written as ${writerName} on the topic of ${type}`);
+      try {
+        resolver = reader.equals(writer) ? reader : reader.createResolver(writer);
+      } catch (error) {
+        throw new PlatformError('DECODE_FAILED', `schema ${schemaId} cannot be read as ${type}: ${(error as Error).message}`, { cause: error });
+      }
+      this.resolvers.set(key, resolver);
+    }
+    const chosen = resolver;
+    return { fromBuffer: (buffer) => (chosen === reader ? reader.fromBuffer(buffer) : reader!.fromBuffer(buffer, chosen as avro.Resolver)) };
   }
 }

@@ -17,3 +17,7 @@ export * from './inbox/prune-inbox';
 export * from './messaging.config';
 export * from './messaging.module';
 export * from './worker-loop';
+export * from './outbox/outbox-parking.migration';
+export * from './outbox/parked-rows';
+export * from './inbox/pause-heartbeating';
+export * from './messaging-health';

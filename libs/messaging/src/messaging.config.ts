@@ -2,8 +2,8 @@ import { BackoffPolicy, parseDuration } from './backoff';
 
 export interface MessagingConfig {
   topicPartitions: number;
-  relay: { batchSize: number; pollIntervalMs: number; retentionMs: number };
-  consumer: { maxAttempts: number; retryBackoff: BackoffPolicy; sessionTimeoutMs: number };
+  relay: { batchSize: number; maxBatchBytes: number; pollIntervalMs: number; retentionMs: number };
+  consumer: { maxAttempts: number; retryBackoff: BackoffPolicy; sessionTimeoutMs: number; partitionsConcurrently: number; outageMaxDelayMs: number };
   /** Undefined keeps inbox rows forever (the default): topics are replayable, so the inbox must remember. */
   inboxRetentionMs?: number;
 }
@@ -22,6 +22,8 @@ export function loadMessagingConfig(env: NodeJS.ProcessEnv = process.env): Messa
     topicPartitions: int('TOPIC_PARTITIONS', 3),
     relay: {
       batchSize: int('OUTBOX_BATCH_SIZE', 100),
+      // Under the broker's default message.max.bytes (1 MiB), which bounds each partition's record batch.
+      maxBatchBytes: int('OUTBOX_MAX_BATCH_BYTES', 900_000, 1024),
       pollIntervalMs: duration('OUTBOX_POLL_INTERVAL', '1s'),
       retentionMs: duration('OUTBOX_RETENTION', '168h'),
     },
@@ -30,6 +32,8 @@ export function loadMessagingConfig(env: NodeJS.ProcessEnv = process.env): Messa
       retryBackoff: { initialMs: duration('CONSUMER_RETRY_INITIAL', '200ms'), maxMs: duration('CONSUMER_RETRY_MAX', '5s'), jitter: 0.2 },
       // How soon a dead instance's partitions go to another: kafkajs' 30 s is long for a crash.
       sessionTimeoutMs: duration('CONSUMER_SESSION_TIMEOUT', '10s'),
+      partitionsConcurrently: int('CONSUMER_CONCURRENCY', 3),
+      outageMaxDelayMs: duration('CONSUMER_OUTAGE_MAX_DELAY', '10s'),
     },
     inboxRetentionMs: env.INBOX_RETENTION ? parseDuration(env.INBOX_RETENTION) : undefined,
   };

@@ -10,6 +10,7 @@ import { EventHandlers } from './inbox/event-handlers';
 import { pruneInbox } from './inbox/prune-inbox';
 import { createKafka } from './kafka.client';
 import { loadMessagingConfig, MessagingConfig } from './messaging.config';
+import { MessagingHealth } from './messaging-health';
 import { OutboxRelay } from './outbox/outbox.relay';
 import { ensureTopics } from './topics';
 
@@ -29,7 +30,6 @@ export interface HandlerSource {
 export class MessagingModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('messaging');
   private inboxPruning?: NodeJS.Timeout;
-  private consumerStarting?: Promise<void>;
 
   static forRoot(handlers?: Type<HandlerSource>): DynamicModule {
     const consumerProviders = handlers
@@ -60,8 +60,13 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
           useFactory: (knex: Knex, kafka: Kafka, codec: EventCodec, messaging: MessagingConfig) => new OutboxRelay(knex, kafka, codec, messaging.relay),
         },
         ...consumerProviders,
+        {
+          provide: MessagingHealth,
+          inject: [OutboxRelay, { token: ConsumerRunner, optional: true }],
+          useFactory: (relay: OutboxRelay, consumer?: ConsumerRunner) => new MessagingHealth(relay, consumer),
+        },
       ],
-      exports: [EventCodec, KAFKA, MESSAGING_CONFIG, ...(handlers ? [ConsumerRunner] : [])],
+      exports: [EventCodec, KAFKA, MESSAGING_CONFIG, MessagingHealth, ...(handlers ? [ConsumerRunner] : [])],
     };
   }
 
@@ -84,8 +89,9 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
       for (const type of eventTypes) await this.codec.schemaId(type);
     });
     await this.bootStep('outbox relay started', () => this.relay.start());
-    // Joining the group can wait out a dead member's session; the service serves meanwhile.
-    this.consumerStarting = this.consumer?.start().catch((error) => this.logger.error(`the consumer could not start: ${(error as Error).stack}`));
+    // Joining the group can wait out a dead member's session, and a start that fails is tried again:
+    // the service serves meanwhile, and /health says the consumer is not yet doing its work.
+    this.consumer?.run();
     const retention = this.config.inboxRetentionMs;
     if (retention !== undefined) {
       this.inboxPruning = setInterval(() => {
@@ -109,7 +115,6 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
 
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.inboxPruning);
-    await this.consumerStarting;
     await this.consumer?.stop();
     await this.relay.stop();
   }

@@ -15,7 +15,7 @@ export interface WorkerLoopOptions {
  */
 export class WorkerLoop {
   private readonly logger: Logger;
-  private running = false;
+  private active = false;
   private loop?: Promise<void>;
   private pendingWake = false;
   private interrupt?: () => void;
@@ -28,8 +28,13 @@ export class WorkerLoop {
     this.logger = new Logger(options.name);
   }
 
+  /** True from start() until stop(): the loop keeps going through failing rounds. */
+  get running(): boolean {
+    return this.active;
+  }
+
   start(): void {
-    this.running = true;
+    this.active = true;
     this.loop = this.run();
   }
 
@@ -40,14 +45,14 @@ export class WorkerLoop {
 
   /** Lets the round in flight finish. */
   async stop(): Promise<void> {
-    this.running = false;
+    this.active = false;
     this.interrupt?.();
     await this.loop;
   }
 
   private async run(): Promise<void> {
     let failures = 0;
-    while (this.running) {
+    while (this.active) {
       let moreWork = false;
       try {
         moreWork = await this.round();
@@ -64,7 +69,7 @@ export class WorkerLoop {
   }
 
   private sleep(ms: number, wakeable: boolean): Promise<void> {
-    if (!this.running) return Promise.resolve();
+    if (!this.active) return Promise.resolve();
     if (wakeable && this.pendingWake) {
       this.pendingWake = false;
       return Promise.resolve();

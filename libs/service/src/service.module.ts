@@ -45,7 +45,7 @@ export class ServiceModule implements OnApplicationShutdown {
         },
         ...(options.providers ?? []),
       ],
-      exports: [SERVICE_CONFIG, KNEX, ...(options.providers ?? []).map((p) => p.provide)],
+      exports: [SERVICE_CONFIG, KNEX, MessagingModule, ...(options.providers ?? []).map((p) => p.provide)],
     };
   }
 

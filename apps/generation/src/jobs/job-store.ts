@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { newEvent } from '@app/events';
+import { capText, newEvent } from '@app/events';
 import { addToOutbox } from '@app/messaging';
 import type { ModelOutcome } from '../model/model-outcome';
 import { AttemptDecision } from './attempt-outcome';
@@ -75,7 +75,7 @@ export async function recordAttempt(
     await addToOutbox(trx, newEvent('GenerationRetryScheduled', { attempt, nextAttemptAt, errorCode: outcome.code, reason: outcome.message }, origin(job), 'generation'));
   } else if (!outcome.ok && decision.kind === 'failed') {
     await update({ status: 'failed' });
-    const reason = decision.errorClass === 'RETRIES_EXHAUSTED' ? `gave up after ${attempt} attempts: ${outcome.message}` : outcome.message;
+    const reason = capText(decision.errorClass === 'RETRIES_EXHAUSTED' ? `gave up after ${attempt} attempts: ${outcome.message}` : outcome.message);
     await addToOutbox(
       trx,
       newEvent('GenerationFailed', { attempts: attempt, errorClass: decision.errorClass, errorCode: outcome.code, reason }, origin(job), 'generation'),

@@ -1,7 +1,7 @@
 import type { Migration } from '@app/database';
-import { messagingTables } from '@app/messaging';
+import { messagingTables, outboxParking } from '@app/messaging';
 import { generationTables } from './001-generation';
 import { refusedJobs } from './002-refused-jobs';
 
 /** In order, the outbox and inbox first; append new migrations, never edit applied ones. */
-export const generationMigrations: Migration[] = [messagingTables, generationTables, refusedJobs];
+export const generationMigrations: Migration[] = [messagingTables, generationTables, refusedJobs, outboxParking];

@@ -1,3 +1,4 @@
+import { capText } from '@app/events';
 import { ErrorCode, errorCodes } from '@app/messaging';
 
 export type ModelOutcome =
@@ -5,7 +6,7 @@ export type ModelOutcome =
   | { ok: false; code: ErrorCode; retriable: boolean; message: string };
 
 function failure(code: ErrorCode, message: string): ModelOutcome {
-  return { ok: false, code, retriable: errorCodes[code].retriable, message };
+  return { ok: false, code, retriable: errorCodes[code].retriable, message: capText(message) };
 }
 
 /**

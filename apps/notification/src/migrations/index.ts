@@ -1,6 +1,6 @@
 import type { Migration } from '@app/database';
-import { messagingTables } from '@app/messaging';
+import { messagingTables, outboxParking } from '@app/messaging';
 import { notificationTables } from './001-notification';
 
 /** In order, the outbox and inbox first; append new migrations, never edit applied ones. */
-export const notificationMigrations: Migration[] = [messagingTables, notificationTables];
+export const notificationMigrations: Migration[] = [messagingTables, notificationTables, outboxParking];

@@ -1,6 +1,6 @@
 import type { Migration } from '@app/database';
-import { messagingTables } from '@app/messaging';
+import { messagingTables, outboxParking } from '@app/messaging';
 import { quotaTables } from './001-quota';
 
 /** In order, the outbox and inbox first; append new migrations, never edit applied ones. */
-export const quotaMigrations: Migration[] = [messagingTables, quotaTables];
+export const quotaMigrations: Migration[] = [messagingTables, quotaTables, outboxParking];

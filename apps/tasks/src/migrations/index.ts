@@ -1,6 +1,6 @@
 import type { Migration } from '@app/database';
-import { messagingTables } from '@app/messaging';
+import { messagingTables, outboxParking } from '@app/messaging';
 import { tasksTables } from './001-tasks';
 
 /** In order, the outbox and inbox first; append new migrations, never edit applied ones. */
-export const tasksMigrations: Migration[] = [messagingTables, tasksTables];
+export const tasksMigrations: Migration[] = [messagingTables, tasksTables, outboxParking];

@@ -9,6 +9,7 @@ import { EventCodec } from '../event.codec';
 import { addToOutbox } from '../outbox/add-to-outbox';
 import { ensureTopics } from '../topics';
 import { EventHandler, EventHandlers, HandlerContext } from './event-handlers';
+import { pauseHeartbeating } from './pause-heartbeating';
 import { recordInInbox } from './record-in-inbox';
 
 export interface ConsumerOptions {
@@ -20,6 +21,20 @@ export interface ConsumerOptions {
   retryBackoff: BackoffPolicy;
   topicPartitions: number;
   sessionTimeoutMs?: number;
+  /** Partitions processed at once, so that one waiting partition does not hold up the others. */
+  partitionsConcurrently?: number;
+  /** How long, at most, between two tries while a dependency is down. */
+  outageMaxDelayMs?: number;
+}
+
+/** Where the consumer stands, for /health: only `joined` means it is doing its work. */
+export type ConsumerStatus = 'stopped' | 'starting' | 'joined' | 'rebalancing' | 'crashed';
+
+type Delivery = 'handled' | 'dead-lettered' | 'given-back';
+
+interface BatchControl {
+  heartbeat(): Promise<void>;
+  stillOurs(): boolean;
 }
 
 export interface ConsumerStats {
@@ -36,15 +51,21 @@ export interface ConsumerStats {
  * the handler's business rows and its outbox rows; the offset is resolved only after the commit. A
  * redelivered event finds its inbox row and is skipped. A message that cannot be decoded, or whose
  * handler fails permanently or keeps failing, goes to `<group>.dlq` and the partition moves on. An
- * outage (database, registry) is neither: the batch is retried until the outage ends.
+ * outage (database, registry) is neither: the message waits in place, heartbeating, until it ends.
  */
 export class ConsumerRunner {
   readonly stats: ConsumerStats = { processed: 0, duplicates: 0, retried: 0, deadLettered: 0, outages: 0 };
   readonly groupId: string;
+  status: ConsumerStatus = 'stopped';
+  /** Why the consumer is not joined, when it is not. */
+  lastError?: string;
   private readonly logger: Logger;
-  private readonly consumer: Consumer;
+  private consumer?: Consumer;
   private readonly producer: Producer;
   private assignment: Record<string, number[]> = {};
+  private keepRunning = false;
+  private running?: Promise<void>;
+  private wakeRunner?: () => void;
 
   constructor(
     private readonly knex: Knex,
@@ -54,18 +75,42 @@ export class ConsumerRunner {
   ) {
     this.groupId = `${codec.topicPrefix}${options.name}`;
     this.logger = new Logger(`consumer ${options.name}`);
-    const sessionTimeout = options.sessionTimeoutMs ?? 10_000;
-    this.consumer = kafka.consumer({
+    this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  }
+
+  private newConsumer(): Consumer {
+    const sessionTimeout = this.options.sessionTimeoutMs ?? 10_000;
+    const consumer = this.kafka.consumer({
       groupId: this.groupId,
       allowAutoTopicCreation: false,
       sessionTimeout,
       heartbeatInterval: Math.max(500, Math.floor(sessionTimeout / 5)),
     });
-    this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
-    this.consumer.on(this.consumer.events.GROUP_JOIN, ({ payload }) => {
+    const { GROUP_JOIN, REBALANCING, CRASH, STOP } = consumer.events;
+    consumer.on(GROUP_JOIN, ({ payload }) => {
       this.assignment = payload.memberAssignment;
+      this.status = 'joined';
+      this.lastError = undefined;
       this.logger.log(`joined ${this.groupId} with ${this.assignedPartitions()} partition(s) in ${payload.duration} ms`);
     });
+    consumer.on(REBALANCING, () => {
+      if (this.status === 'joined') this.status = 'rebalancing';
+    });
+    consumer.on(CRASH, ({ payload }) => {
+      this.lastError = payload.error.message;
+      if (payload.restart) {
+        this.status = 'rebalancing';
+        return;
+      }
+      // kafkajs gave up on this consumer: start a new one, from the committed offsets.
+      this.status = 'crashed';
+      this.logger.error(`the consumer crashed and kafkajs will not restart it: ${payload.error.message}; starting it again`);
+      this.wakeRunner?.();
+    });
+    consumer.on(STOP, () => {
+      if (this.status !== 'crashed') this.status = 'stopped';
+    });
+    return consumer;
   }
 
   /** How many partitions this instance was given at its last group join. */
@@ -81,26 +126,74 @@ export class ConsumerRunner {
     return this.handledTypes().map((type) => this.codec.topicFor(type));
   }
 
+  /**
+   * Starts the consumer and keeps it running until `stop()`: a start that fails (the broker is
+   * unreachable, provisioning times out) and a consumer that kafkajs gives up on are started again
+   * after a backoff, and `status` says meanwhile that it is not doing its work.
+   */
+  run(): void {
+    if (this.running) return;
+    this.keepRunning = true;
+    this.running = this.keepStarted();
+  }
+
+  private async keepStarted(): Promise<void> {
+    for (let failures = 0; this.keepRunning; ) {
+      if (this.status !== 'crashed') {
+        try {
+          await this.start();
+          failures = 0;
+          await new Promise<void>((resolve) => (this.wakeRunner = resolve)); // until it crashes or stops
+          continue;
+        } catch (error) {
+          this.status = 'crashed';
+          this.lastError = (error as Error).message;
+        }
+      }
+      failures++;
+      await this.disconnectConsumer();
+      if (!this.keepRunning) break;
+      const delay = exponentialDelay(failures, { initialMs: 500, maxMs: 15_000, jitter: 0.2 });
+      this.logger.warn(`the consumer is not running (${this.lastError}); starting it again in ${delay} ms`);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      this.status = 'stopped';
+    }
+  }
+
+  /** One start: provisions its topics, connects, subscribes and runs; throws when any step fails. */
   async start(): Promise<void> {
+    this.status = 'starting';
     await ensureTopics(this.kafka, [
       ...this.topics().map((topic) => ({ topic, partitions: this.options.topicPartitions })),
       { topic: this.deadLetterTopic, partitions: 1 },
     ]);
     await this.producer.connect();
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topics: this.topics(), fromBeginning: true });
-    await this.consumer.run({
+    const consumer = (this.consumer = this.newConsumer());
+    await consumer.connect();
+    await consumer.subscribe({ topics: this.topics(), fromBeginning: true });
+    await consumer.run({
       eachBatchAutoResolve: false,
       autoCommitInterval: 1000,
       autoCommitThreshold: 100,
+      partitionsConsumedConcurrently: this.options.partitionsConcurrently ?? 1,
       eachBatch: (payload) => this.eachBatch(payload),
     });
   }
 
   /** Lets the batch in flight finish, commits its offsets, and leaves the group. */
   async stop(): Promise<void> {
-    await this.consumer.disconnect();
+    this.keepRunning = false;
+    this.wakeRunner?.();
+    await this.running;
+    await this.disconnectConsumer();
     await this.producer.disconnect();
+    this.status = 'stopped';
+  }
+
+  private async disconnectConsumer(): Promise<void> {
+    const consumer = this.consumer;
+    this.consumer = undefined;
+    await consumer?.disconnect().catch((error) => this.logger.warn(`disconnecting the consumer failed: ${(error as Error).message}`));
   }
 
   private handledTypes(): EventType[] {
@@ -108,9 +201,11 @@ export class ConsumerRunner {
   }
 
   private async eachBatch({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload) {
+    const control: BatchControl = { heartbeat, stillOurs: () => isRunning() && !isStale() };
     for (const message of batch.messages) {
-      if (!isRunning() || isStale()) break;
-      const outcome = await this.deliver(batch.topic, batch.partition, message);
+      if (!control.stillOurs()) break;
+      const outcome = await this.deliver(batch.topic, batch.partition, message, control);
+      if (outcome === 'given-back') break;
       resolveOffset(message.offset);
       if (outcome === 'dead-lettered') {
         // Unlike a handled event, a dead letter has no inbox row to stop a redelivery from sending
@@ -124,17 +219,36 @@ export class ConsumerRunner {
     }
   }
 
-  private async deliver(topic: string, partition: number, message: KafkaMessage): Promise<'handled' | 'dead-lettered'> {
+  /**
+   * One message to its end: handled, dead-lettered, or given back unprocessed when the batch stops
+   * being ours. An outage (database, registry) is waited out in place however long it lasts, with
+   * backoff and heartbeats; it never counts as an attempt and never dead-letters.
+   */
+  private async deliver(topic: string, partition: number, message: KafkaMessage, control: BatchControl): Promise<Delivery> {
+    for (let outages = 1; ; outages++) {
+      try {
+        return await this.tryDeliver(topic, partition, message, control);
+      } catch (error) {
+        if (!isInfrastructureError(error)) throw error;
+        this.stats.outages++;
+        const delay = exponentialDelay(outages, { ...this.options.retryBackoff, maxMs: this.options.outageMaxDelayMs ?? 10_000 });
+        this.logger.warn(`${topic}[${partition}]@${message.offset}: a dependency is unavailable (${(error as Error).message}); trying again in ${delay} ms`);
+        if (!(await pauseHeartbeating(delay, control))) return 'given-back';
+      }
+    }
+  }
+
+  private async tryDeliver(topic: string, partition: number, message: KafkaMessage, control: BatchControl): Promise<Delivery> {
     let event: DomainEvent;
     try {
-      event = await this.codec.decode(message.value);
+      event = await this.codec.decode(message.value, this.codec.typeOfTopic(topic));
     } catch (error) {
-      if (!(error instanceof PlatformError)) throw this.outage(error);
+      if (!(error instanceof PlatformError)) throw error;
       await this.deadLetter(topic, partition, message, error.code, error, 1);
       return 'dead-lettered';
     }
     const handler = this.options.handlers[event.eventType] as EventHandler<EventType> | undefined;
-    if (!handler) return 'handled'; // another event type on a shared topic: not ours
+    if (!handler) return 'handled'; // cannot happen since values must match their topic; kept as a guard
 
     for (let attempt = 1; ; attempt++) {
       try {
@@ -154,7 +268,7 @@ export class ConsumerRunner {
         else this.stats.duplicates++;
         return 'handled';
       } catch (error) {
-        if (isInfrastructureError(error)) throw this.outage(error);
+        if (isInfrastructureError(error)) throw error;
         if (!isRetriable(error) || attempt >= this.options.maxAttempts) {
           await this.deadLetter(topic, partition, message, errorCodeOf(error), error, attempt);
           return 'dead-lettered';
@@ -162,16 +276,9 @@ export class ConsumerRunner {
         this.stats.retried++;
         const delay = exponentialDelay(attempt, this.options.retryBackoff);
         this.logger.warn(`${event.eventType} ${event.eventId} failed (attempt ${attempt}): ${(error as Error).message}; retrying in ${delay} ms`);
-        await new Promise((resolve) => setTimeout(resolve, delay));
+        if (!(await pauseHeartbeating(delay, control))) return 'given-back';
       }
     }
-  }
-
-  /** The message stays where it is: kafkajs retries the batch, and restarts the consumer if it must. */
-  private outage(error: unknown): unknown {
-    this.stats.outages++;
-    this.logger.warn(`dependency unreachable, will retry: ${(error as Error).message}`);
-    return error;
   }
 
   private contextFor(trx: Knex.Transaction, topic: string, partition: number, message: KafkaMessage): HandlerContext {

@@ -1,0 +1,21 @@
+import type { ConsumerRunner } from './inbox/consumer.runner';
+import type { OutboxRelay } from './outbox/outbox.relay';
+
+/** What /health needs to know of a service's messaging: whatever stops it from doing its work. */
+export class MessagingHealth {
+  constructor(
+    private readonly relay: OutboxRelay,
+    private readonly consumer?: ConsumerRunner,
+  ) {}
+
+  /** Empty when the relay loop runs and the consumer (if any) is in its group; else what is not. */
+  problems(): string[] {
+    const problems: string[] = [];
+    if (!this.relay.running) problems.push('the outbox relay is not running');
+    if (this.consumer && this.consumer.status !== 'joined') {
+      const why = this.consumer.lastError ? `: ${this.consumer.lastError}` : '';
+      problems.push(`the consumer ${this.consumer.groupId} is ${this.consumer.status}${why}`);
+    }
+    return problems;
+  }
+}

@@ -1,0 +1,23 @@
+import type { Migration } from '@app/database';
+
+/**
+ * Rows the broker refuses for their size are parked: kept, marked and skipped, so that they stop
+ * later rows of their own key only. Every service lists this migration after its own first ones.
+ */
+export const outboxParking: Migration = {
+  name: '000-outbox-parking',
+  async up(knex) {
+    await knex.schema.alterTable('outbox', (t) => {
+      t.timestamp('parked_at', { useTz: true });
+      t.text('park_reason');
+    });
+    await knex.raw('create index outbox_parked on outbox (message_key, id) where parked_at is not null and published_at is null');
+  },
+  async down(knex) {
+    await knex.raw('drop index if exists outbox_parked');
+    await knex.schema.alterTable('outbox', (t) => {
+      t.dropColumn('park_reason');
+      t.dropColumn('parked_at');
+    });
+  },
+};
