@@ -23,7 +23,7 @@ const subscriptions: Record<string, EventType[]> = {
     'QuotaRefunded',
     'NotificationSent',
   ],
-  quota: ['TaskRequested', 'GenerationFailed'],
+  quota: ['TaskRequested', 'GenerationFailed', 'TaskTimedOut'],
   generation: ['TaskRequested', 'QuotaDebited', 'QuotaRejected'],
   notification: ['TaskCompleted', 'TaskFailed'],
 };

@@ -6,7 +6,8 @@ export type InvariantName =
   | 'NO_REFUND_WITHOUT_DEBIT'
   | 'REFUND_AFTER_FAILED_GENERATION'
   | 'USER_LEDGER_BALANCES'
-  | 'ONE_NOTIFICATION_PER_OUTCOME';
+  | 'ONE_NOTIFICATION_PER_OUTCOME'
+  | 'NO_TASK_STUCK_PAST_DEADLINE';
 
 export interface Violation {
   invariant: InvariantName;
@@ -58,8 +59,15 @@ export function timelines(events: DomainEvent[]): { tasks: Map<string, TaskAudit
   return { tasks, duplicates };
 }
 
-/** Checks the system's promises over everything that was published, naming each broken one. */
-export function audit(events: DomainEvent[], now = Date.now()): AuditReport {
+/** TASK_DEADLINE plus its grace, the tasks service's defaults: by then every task should have ended. */
+export const defaultStuckAfterMs = 20 * 60_000;
+
+/**
+ * Checks the system's promises over everything that was published, naming each broken one. A task
+ * requested more than `stuckAfterMs` ago with no outcome is stuck: the tasks service's deadline
+ * should have ended it.
+ */
+export function audit(events: DomainEvent[], now = Date.now(), stuckAfterMs = defaultStuckAfterMs): AuditReport {
   const { tasks, duplicates } = timelines(events);
   const violations: Violation[] = [];
   const inFlight: AuditReport['inFlight'] = [];
@@ -74,7 +82,11 @@ export function audit(events: DomainEvent[], now = Date.now()): AuditReport {
       violations.push({ invariant, subject: task.taskId, eventIds: ids(list), message });
 
     if (terminal.length > 1) violate('ONE_TERMINAL_OUTCOME', terminal, `task has ${terminal.length} terminal events`);
-    if (terminal.length === 0 && task.requestedAt !== null) inFlight.push({ taskId: task.taskId, ageMs: now - task.requestedAt });
+    if (terminal.length === 0 && task.requestedAt !== null) {
+      const ageMs = now - task.requestedAt;
+      inFlight.push({ taskId: task.taskId, ageMs });
+      if (ageMs > stuckAfterMs) violate('NO_TASK_STUCK_PAST_DEADLINE', [], `no outcome ${Math.round(ageMs / 1000)} s after the request`);
+    }
     if (debits.length > 1) violate('ONE_DEBIT_PER_TASK', debits, `task was debited ${debits.length} times`);
     if (refunds.length > 0 && debits.length === 0) violate('NO_REFUND_WITHOUT_DEBIT', refunds, 'task was refunded but never debited');
     if (failures.length > 0 && debits.length > 0 && refunds.length !== 1) {

@@ -73,4 +73,14 @@ describe('the audit of what was published', () => {
     expect(report.violations.find((v) => v.invariant === 'ONE_DEBIT_PER_TASK')?.eventIds).toEqual([d1.eventId, d2.eventId]);
     expect(report.violations.find((v) => v.invariant === 'NO_REFUND_WITHOUT_DEBIT')?.eventIds).toEqual([stray.eventId]);
   });
+
+  it('flags a task with no outcome past the deadline as stuck, and not one still within it', () => {
+    const stuck = flow('u5');
+    const young = flow('u6');
+    const events = [stuck.requested(), stuck.debited()];
+    const youngRequest = { ...young.requested(), occurredAt: 10_000 };
+    const report = audit([...events, youngRequest], 10_500, 5_000);
+    expect(report.violations).toEqual([expect.objectContaining({ invariant: 'NO_TASK_STUCK_PAST_DEADLINE', subject: stuck.taskId })]);
+    expect(report.inFlight.map((t) => t.taskId).sort()).toEqual([stuck.taskId, young.taskId].sort());
+  });
 });

@@ -1,12 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { Command } from 'commander';
 import { exitCodeOf, timeArgument } from '../cli/arguments';
+import { parseDuration } from '@app/messaging';
 import { SingleBar } from 'cli-progress';
 import { loadServiceConfig } from '@app/config';
 import { DomainEvent } from '@app/events';
 import { createKafka, EventCodec } from '@app/messaging';
 import { createKnex } from '@app/database';
-import { audit, timelines } from './audit-invariants';
+import { audit, defaultStuckAfterMs, timelines } from './audit-invariants';
 import { compareProjection } from './rebuild';
 import { readAllEvents } from './read-all-events';
 
@@ -25,11 +26,12 @@ const program = new Command()
   .option('--to <time>', 'only events that occurred before this time', timeArgument)
   .option('--task <taskId>', "print one task's timeline")
   .option('--rebuild', "compare a projection rebuilt from the topics with the tasks service's table")
+  .option('--stuck-after <duration>', 'a task with no outcome this long after its request is stuck (default: the tasks service\'s deadline and grace, 20m)', parseDuration)
   .exitOverride();
 
 async function main(): Promise<number> {
   program.parse();
-  const options = program.opts<{ json?: boolean; from?: number; to?: number; task?: string; rebuild?: boolean }>();
+  const options = program.opts<{ json?: boolean; from?: number; to?: number; task?: string; rebuild?: boolean; stuckAfter?: number }>();
   const config = loadServiceConfig('tasks');
   const kafka = createKafka('audit', config.kafkaBrokers);
   const codec = new EventCodec(config.schemaRegistryUrl, config.topicPrefix);
@@ -47,7 +49,7 @@ async function main(): Promise<number> {
   if (options.task) return printTask(inWindow, options.task, options.json);
   if (options.rebuild) return rebuild(inWindow, config.databaseUrl, options.json);
 
-  const report = { ...audit(inWindow), undecodable, readSeconds: seconds, eventsPerSecond: Math.round(events.length / Math.max(seconds, 0.001)) };
+  const report = { ...audit(inWindow, Date.now(), options.stuckAfter ?? defaultStuckAfterMs), undecodable, readSeconds: seconds, eventsPerSecond: Math.round(events.length / Math.max(seconds, 0.001)) };
   if (options.json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EventHandlers, HandlerSource } from '@app/messaging';
+import { closeTimedOut } from './handlers/close-timed-out.handler';
 import { debitQuota } from './handlers/debit-quota.handler';
 import { refundQuota } from './handlers/refund-quota.handler';
 import { QUOTA_CONFIG, QuotaConfig } from './quota.config';
@@ -12,6 +13,7 @@ export class QuotaHandlers implements HandlerSource {
     return {
       TaskRequested: (event, context) => debitQuota(event, context, this.config.defaultQuota),
       GenerationFailed: (event, context) => refundQuota(event, context, this.config.defaultQuota),
+      TaskTimedOut: (event, context) => closeTimedOut(event, context, this.config.defaultQuota),
     };
   }
 }

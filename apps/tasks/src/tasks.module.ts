@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ServiceModule } from '@app/service';
+import { TaskDeadlineWatcher } from './deadline/task-deadline.watcher';
 import { TasksController } from './http/tasks.controller';
 import { tasksMigrations } from './migrations';
 import { ExpiredKeysCleaner } from './submit/expired-keys.cleaner';
@@ -16,6 +17,6 @@ import { TasksHandlers } from './tasks.handlers';
     }),
   ],
   controllers: [TasksController],
-  providers: [ExpiredKeysCleaner],
+  providers: [ExpiredKeysCleaner, TaskDeadlineWatcher],
 })
 export class TasksModule {}

@@ -21,3 +21,4 @@ export * from './outbox/outbox-parking.migration';
 export * from './outbox/parked-rows';
 export * from './inbox/pause-heartbeating';
 export * from './messaging-health';
+export * from './outbox/republish';

@@ -1,6 +1,7 @@
 import type { Migration } from '@app/database';
 import { messagingTables, outboxParking } from '@app/messaging';
 import { tasksTables } from './001-tasks';
+import { taskDeadline } from './002-task-deadline';
 
 /** In order, the outbox and inbox first; append new migrations, never edit applied ones. */
-export const tasksMigrations: Migration[] = [messagingTables, tasksTables, outboxParking];
+export const tasksMigrations: Migration[] = [messagingTables, tasksTables, outboxParking, taskDeadline];

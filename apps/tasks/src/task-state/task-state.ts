@@ -24,6 +24,8 @@ export interface TaskFacts {
   /** Attempts as the final generation event counted them. */
   attemptsFinal: number;
   rejectionReason: string | null;
+  /** Why quota refused: INSUFFICIENT_QUOTA, or TIMED_OUT when the task deadline passed first. */
+  rejectionCode?: string | null;
   failureReason: string | null;
   failureCode: string | null;
   reportRef: string | null;
@@ -40,6 +42,7 @@ export const noFacts: TaskFacts = {
   attemptsRetried: 0,
   attemptsFinal: 0,
   rejectionReason: null,
+  rejectionCode: null,
   failureReason: null,
   failureCode: null,
   reportRef: null,
@@ -53,7 +56,12 @@ export function evolve(facts: TaskFacts, event: DomainEvent): TaskFacts {
     case 'QuotaDebited':
       return { ...facts, debited: true };
     case 'QuotaRejected':
-      return { ...facts, rejected: true, rejectionReason: facts.rejectionReason ?? `not enough quota (balance ${event.balance})` };
+      return {
+        ...facts,
+        rejected: true,
+        rejectionReason: facts.rejectionReason ?? (event.reason === 'TIMED_OUT' ? 'no outcome within the task deadline' : `not enough quota (balance ${event.balance})`),
+        rejectionCode: facts.rejectionCode ?? event.reason,
+      };
     case 'GenerationStarted':
       return { ...facts, attemptsStarted: Math.max(facts.attemptsStarted, event.attempt) };
     case 'GenerationRetryScheduled':
@@ -115,7 +123,7 @@ export function outcomeOf(facts: TaskFacts): Outcome | null {
     case 'SUCCESS':
       return { eventType: 'TaskCompleted', reportRef: facts.reportRef ?? '' };
     case 'FAILED':
-      return { eventType: 'TaskFailed', reason: facts.rejectionReason ?? 'rejected', errorCode: 'INSUFFICIENT_QUOTA', compensated: false };
+      return { eventType: 'TaskFailed', reason: facts.rejectionReason ?? 'rejected', errorCode: facts.rejectionCode ?? 'INSUFFICIENT_QUOTA', compensated: false };
     case 'COMPENSATED':
       return { eventType: 'TaskFailed', reason: facts.failureReason ?? 'generation failed', errorCode: facts.failureCode ?? 'HANDLER_FAILED', compensated: true };
     default:

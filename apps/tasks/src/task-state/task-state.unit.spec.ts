@@ -8,6 +8,8 @@ const e = <T extends EventType>(type: T, body: EventBody<T>) => newEvent(type, b
 const requested = e('TaskRequested', { idempotencyKey: 'k', reportType: 'summary', input: '{}' });
 const debited = e('QuotaDebited', { amount: 1, balanceAfter: 9 });
 const rejected = e('QuotaRejected', { reason: 'INSUFFICIENT_QUOTA', balance: 0 });
+const timedOut = e('TaskTimedOut', { reason: 'no outcome within 1200 s' });
+const refusedLate = e('QuotaRejected', { reason: 'TIMED_OUT', balance: 10 });
 const started = (attempt: number) => e('GenerationStarted', { attempt });
 const retry = (attempt: number) => e('GenerationRetryScheduled', { attempt, nextAttemptAt: 0, errorCode: 'MODEL_UNAVAILABLE', reason: 'model answered 503' });
 const succeeded = (attempt: number) => e('GenerationSucceeded', { attempt, reportRef: 'reports/r.md' });
@@ -36,6 +38,7 @@ const scenarios: Array<{ name: string; events: DomainEvent[]; state: TaskState; 
   },
   { name: 'permanent failure', events: [requested, debited, started(1), failed(1, 'PERMANENT'), refunded], state: 'COMPENSATED', attempts: 1 },
   { name: 'quota rejected', events: [requested, rejected], state: 'FAILED', attempts: 0 },
+  { name: 'timed out before quota decided', events: [requested, timedOut, refusedLate], state: 'FAILED', attempts: 0 },
   // still in flight
   { name: 'waiting for a retry', events: [requested, debited, started(1), retry(1)], state: 'RETRYING', attempts: 1 },
   { name: 'second attempt running', events: [requested, debited, started(1), retry(1), started(2)], state: 'RUNNING', attempts: 2 },
@@ -85,6 +88,12 @@ describe('the task state machine', () => {
       eventType: 'TaskFailed',
       reason: 'not enough quota (balance 0)',
       errorCode: 'INSUFFICIENT_QUOTA',
+      compensated: false,
+    });
+    expect(outcomeOf(fold([requested, timedOut, refusedLate]))).toEqual({
+      eventType: 'TaskFailed',
+      reason: 'no outcome within the task deadline',
+      errorCode: 'TIMED_OUT',
       compensated: false,
     });
     expect(outcomeOf(fold([requested, debited, started(1), failed(1, 'PERMANENT')]))).toBeNull(); // refund still owed

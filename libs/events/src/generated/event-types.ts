@@ -1,7 +1,7 @@
 // Generated from schemas/*.avsc by `npm run codegen`; do not edit. A unit test fails when it drifts.
 import type { Envelope } from '../envelope';
 
-export const eventTypes = ['GenerationFailed', 'GenerationRetryScheduled', 'GenerationStarted', 'GenerationSucceeded', 'NotificationSent', 'QuotaDebited', 'QuotaRefunded', 'QuotaRejected', 'TaskCompleted', 'TaskFailed', 'TaskRejected', 'TaskRequested'] as const;
+export const eventTypes = ['GenerationFailed', 'GenerationRetryScheduled', 'GenerationStarted', 'GenerationSucceeded', 'NotificationSent', 'QuotaDebited', 'QuotaRefunded', 'QuotaRejected', 'TaskCompleted', 'TaskFailed', 'TaskRejected', 'TaskRequested', 'TaskTimedOut'] as const;
 export type EventType = (typeof eventTypes)[number];
 
 /** A permanent error, or the retries are spent. Triggers the quota refund. */
@@ -56,7 +56,7 @@ export interface QuotaRefunded extends Envelope<'QuotaRefunded'> {
 
 /** Not enough quota: a permanent refusal, nothing to compensate. */
 export interface QuotaRejected extends Envelope<'QuotaRejected'> {
-  /** INSUFFICIENT_QUOTA */
+  /** INSUFFICIENT_QUOTA, or TIMED_OUT when the task deadline passed before quota decided */
   reason: string;
   balance: number;
 }
@@ -90,6 +90,12 @@ export interface TaskRequested extends Envelope<'TaskRequested'> {
   input: string;
 }
 
+/** A task had no outcome past the task deadline, even after its accepted request was published again. Quota closes it: refused if it was never debited. */
+export interface TaskTimedOut extends Envelope<'TaskTimedOut'> {
+  /** What was waited for, and how long. */
+  reason: string;
+}
+
 export type DomainEvent =
   | GenerationFailed
   | GenerationRetryScheduled
@@ -102,4 +108,5 @@ export type DomainEvent =
   | TaskCompleted
   | TaskFailed
   | TaskRejected
-  | TaskRequested;
+  | TaskRequested
+  | TaskTimedOut;
