@@ -58,9 +58,9 @@ export class MessagingWorld {
 
   async consumer(
     handlers: EventHandlers,
-    options: { name?: string; maxAttempts?: number; codec?: EventCodec } = {},
+    options: { name?: string; maxAttempts?: number; codec?: EventCodec; db?: Knex } = {},
   ): Promise<ConsumerRunner> {
-    const runner = new ConsumerRunner(this.db, this.kafka, options.codec ?? this.codec, {
+    const runner = new ConsumerRunner(options.db ?? this.db, this.kafka, options.codec ?? this.codec, {
       name: options.name ?? 'test-consumer',
       handlers,
       maxAttempts: options.maxAttempts ?? 3,
@@ -74,6 +74,19 @@ export class MessagingWorld {
 
   onTeardown(close: () => Promise<unknown>): void {
     this.closers.push(close);
+  }
+
+  /** Publishes events as a producing service would: Confluent-framed Avro, keyed by taskId. */
+  async publish(events: DomainEvent[]): Promise<void> {
+    const producer = this.kafka.producer();
+    await producer.connect();
+    try {
+      for (const event of events) {
+        await producer.send({ topic: this.codec.topicFor(event.eventType), acks: -1, messages: [{ key: event.taskId, value: await this.codec.encode(event) }] });
+      }
+    } finally {
+      await producer.disconnect();
+    }
   }
 
   /** How many messages a topic holds, summed over its partitions. */

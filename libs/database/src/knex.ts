@@ -4,9 +4,19 @@ export const KNEX = Symbol('KNEX');
 
 const silent = { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined };
 
-/** A pool on one database. `quiet` keeps knex from logging refused connections: for probes that expect them. */
-export function createKnex(url: string, poolMax = 10, { quiet = false } = {}): Knex {
-  return knex({ client: 'pg', connection: url, pool: { min: 0, max: poolMax }, ...(quiet ? { log: silent } : {}) });
+/**
+ * A pool on one database. `quiet` keeps knex from logging refused connections: for probes that expect
+ * them. Waiting for a connection is bounded well under knex's 60 s: with the database refusing
+ * logins, an acquire was seen to hang for the whole of that, holding its caller with it.
+ */
+export function createKnex(url: string, poolMax = 10, { quiet = false, acquireTimeoutMs = 10_000 } = {}): Knex {
+  return knex({
+    client: 'pg',
+    connection: url,
+    pool: { min: 0, max: poolMax },
+    acquireConnectionTimeout: acquireTimeoutMs,
+    ...(quiet ? { log: silent } : {}),
+  });
 }
 
 /** True when the server answers a query within the timeout; used by health checks and the stack. */

@@ -75,7 +75,10 @@ function isTransientStatus(status: unknown): boolean {
   return typeof status === 'number' && (status >= 500 || status === 429 || status === 408);
 }
 
-const unreachableMessage = /Connection terminated|Timeout acquiring a connection|fetch failed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|socket hang up|did not finish within/i;
+// The registry client reports a refused connection or a timed-out request as a status 400 whose
+// message names it ("Error, status 400: Timeout (5000ms)"): read the message too.
+const unreachableMessage =
+  /Connection terminated|Timeout acquiring a connection|fetch failed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|socket hang up|did not finish within|Timeout \(\d+ms\)/i;
 
 /**
  * True when the error is an outage of something we depend on (database, registry, broker) rather

@@ -21,6 +21,45 @@ describe('error classification', () => {
     expect(isInfrastructureError(new Error('handler bug'))).toBe(false);
   });
 
+  it.each([
+    ['08006', 'connection failure'],
+    ['53300', 'too many connections'],
+    ['57P01', 'admin shutdown'],
+    ['57P02', 'crash shutdown'],
+    ['57P03', 'cannot connect now'],
+    ['58030', 'io error'],
+    ['25006', 'read-only transaction (a failover)'],
+    ['28P01', 'password authentication failed (a rotated password)'],
+    ['28000', 'role is not permitted to log in'],
+    ['57014', 'query cancelled'],
+    ['40001', 'serialization failure'],
+    ['40P01', 'deadlock'],
+    ['55P03', 'lock not available'],
+  ])('waits out SQLSTATE %s (%s) rather than dead-lettering', (code) => {
+    expect(isInfrastructureError(Object.assign(new Error('pg'), { code }))).toBe(true);
+  });
+
+  it.each([
+    ['23505', 'unique violation'],
+    ['22P02', 'invalid text representation'],
+    ['42P01', 'undefined table'],
+    ['25P02', 'in failed transaction'],
+  ])('takes SQLSTATE %s (%s) as a problem of the work, not an outage', (code) => {
+    expect(isInfrastructureError(Object.assign(new Error('pg'), { code }))).toBe(false);
+  });
+
+  it('waits out a registry that answers 5xx, 429 or 408, or does not answer in time', () => {
+    const registry = (status: number, message = 'Confluent_Schema_Registry - Error') => Object.assign(new Error(message), { status });
+    expect(isInfrastructureError(registry(503))).toBe(true);
+    expect(isInfrastructureError(registry(500))).toBe(true);
+    expect(isInfrastructureError(registry(429))).toBe(true);
+    expect(isInfrastructureError(registry(400, 'Confluent_Schema_Registry - Error, status 400: Timeout (500ms)'))).toBe(true);
+    expect(isInfrastructureError(registry(400, 'Confluent_Schema_Registry - Error, status 400: connect ECONNREFUSED 127.0.0.1:18081'))).toBe(true);
+    expect(isInfrastructureError(Object.assign(new Error('fetching schema 7 did not finish within 1000 ms'), { name: 'DeadlineExceeded' }))).toBe(true);
+    expect(isInfrastructureError(registry(404, 'Schema 7 not found'))).toBe(false);
+    expect(isInfrastructureError(registry(422, 'invalid schema'))).toBe(false);
+  });
+
   it('gives every error a code from the closed set', () => {
     expect(errorCodeOf(new PlatformError('KEY_REUSED', 'x'))).toBe('KEY_REUSED');
     expect(errorCodeOf(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }))).toBe('INFRASTRUCTURE_UNAVAILABLE');

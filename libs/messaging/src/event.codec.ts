@@ -1,5 +1,6 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import * as avro from 'avsc';
+import TimeoutMiddleware from 'mappersmith/middleware/timeout';
 import { DomainEvent, EventType, eventTypes, isEventType, loadSchema, subjectFor, topicFor } from '@app/events';
 import { withJitter } from './backoff';
 import { withDeadline } from './deadline';
@@ -12,6 +13,12 @@ import { isInfrastructureError, PlatformError } from './errors';
 export interface CodecOptions {
   /** How long one decode may wait for the registry to answer (a schema not yet cached). */
   decodeDeadlineMs?: number;
+  /**
+   * How long one HTTP request to the registry may take. Without it a request the registry never
+   * answers stays the client's pending lookup of that schema id forever, and no later decode of
+   * that id could succeed even after the registry recovers.
+   */
+  requestTimeoutMs?: number;
   auth?: { username: string; password: string };
 }
 
@@ -27,7 +34,11 @@ export class EventCodec {
     readonly topicPrefix = '',
     options: CodecOptions = {},
   ) {
-    this.registry = new SchemaRegistry({ host: registryUrl, ...(options.auth ? { auth: options.auth } : {}) });
+    this.registry = new SchemaRegistry({
+      host: registryUrl,
+      middlewares: [TimeoutMiddleware(options.requestTimeoutMs ?? 5_000)],
+      ...(options.auth ? { auth: options.auth } : {}),
+    });
     this.decodeDeadlineMs = options.decodeDeadlineMs ?? 10_000;
   }
 

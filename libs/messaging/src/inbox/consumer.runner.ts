@@ -226,6 +226,8 @@ export class ConsumerRunner {
    */
   private async deliver(topic: string, partition: number, message: KafkaMessage, control: BatchControl): Promise<Delivery> {
     for (let outages = 1; ; outages++) {
+      // An attempt can itself wait long (a connection the database will not give): heartbeat meanwhile.
+      const beat = setInterval(() => void control.heartbeat().catch(() => undefined), 1000);
       try {
         return await this.tryDeliver(topic, partition, message, control);
       } catch (error) {
@@ -234,6 +236,8 @@ export class ConsumerRunner {
         const delay = exponentialDelay(outages, { ...this.options.retryBackoff, maxMs: this.options.outageMaxDelayMs ?? 10_000 });
         this.logger.warn(`${topic}[${partition}]@${message.offset}: a dependency is unavailable (${(error as Error).message}); trying again in ${delay} ms`);
         if (!(await pauseHeartbeating(delay, control))) return 'given-back';
+      } finally {
+        clearInterval(beat);
       }
     }
   }

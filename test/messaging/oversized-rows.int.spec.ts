@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import { ConfigResourceTypes } from 'kafkajs';
+import { addToOutbox, listParkedRows, OutboxRelay, releaseParkedRows } from '@app/messaging';
+import { MessagingWorld, taskRequested } from '../support/messaging-world';
+import { TopicReader } from '../support/topic-reader';
+import { waitFor } from '../support/wait-for';
+
+/** A TaskRequested whose input is about `bytes` long. */
+const large = (bytes: number, taskId: string = randomUUID()) => {
+  const event = taskRequested(taskId);
+  return { ...event, input: JSON.stringify({ note: 'x'.repeat(bytes) }) };
+};
+
+describe('the relay with rows larger than the broker takes', () => {
+  const world = new MessagingWorld();
+  let reader: TopicReader;
+  let relay: OutboxRelay;
+  const topic = () => world.codec.topicFor('TaskRequested');
+  const published = (eventId: string) => reader.events().some((e) => e.eventId === eventId);
+
+  beforeAll(async () => {
+    await world.setup();
+    reader = await new TopicReader(world.kafka, world.codec).start([topic()]);
+    world.onTeardown(() => reader.stop());
+  });
+  afterAll(() => world.teardown());
+
+  it('publishes a backlog of sixty 60 KB rows, parks a row too large alone, holds back only its key, and publishes it once released', async () => {
+    // Given the backlog a broker outage leaves: sixty 60 KB requests (legal under POST's 64 KB; 3.6 MB
+    // together, over the broker's 1 MiB per partition batch), then a 1.2 MB row for one key followed
+    // by two more rows of that key, and a small row of another key after them all
+    const sixty = Array.from({ length: 60 }, () => large(60_000));
+    const bigKey = randomUUID();
+    const tooLarge = large(1_200_000, bigKey);
+    const behindIt = [taskRequested(bigKey, 'after the big one, 1'), taskRequested(bigKey, 'after the big one, 2')];
+    const otherKey = taskRequested(randomUUID(), 'another key, last');
+    for (const event of [...sixty, tooLarge, ...behindIt, otherKey]) await addToOutbox(world.db, event);
+
+    // When the relay starts (the broker is back)
+    relay = await world.relay({ batchSize: 100 });
+
+    // Then every row of other keys is published within seconds, the last one included
+    await waitFor(() => [...sixty, otherKey].every((e) => published(e.eventId)), { what: 'the rows of other keys', timeoutMs: 30_000 });
+    // And the big row is parked and visible with the two rows it holds back, which stay unpublished
+    const [parked] = await waitFor(async () => {
+      const rows = await listParkedRows(world.db);
+      return rows.length === 1 && rows;
+    }, { what: 'the big row parked' });
+    expect(parked).toMatchObject({ eventId: tooLarge.eventId, key: bigKey, heldBack: 2 });
+    expect(parked.reason).toMatch(/refused by the broker/);
+    expect(relay.stats.parked).toBe(1);
+    expect(behindIt.some((e) => published(e.eventId))).toBe(false);
+    expect(await world.db('outbox').whereNull('published_at').count('* as n').first()).toEqual({ n: '3' });
+
+    // When the operator raises the topic's limit and releases the parked row
+    const admin = world.kafka.admin();
+    await admin.connect();
+    await admin.alterConfigs({
+      validateOnly: false,
+      resources: [{ type: ConfigResourceTypes.TOPIC, name: topic(), configEntries: [{ name: 'max.message.bytes', value: '3000000' }] }],
+    });
+    await admin.disconnect();
+    expect(await releaseParkedRows(world.db)).toBe(1);
+
+    // Then it is published, and the rows of its key follow it in order
+    await waitFor(() => [tooLarge, ...behindIt].every((e) => published(e.eventId)), { what: 'the big row and the rows behind it', timeoutMs: 30_000 });
+    const keyOrder = reader.messages.filter((m) => m.key === bigKey).map((m) => m.event?.eventId);
+    expect(keyOrder).toEqual([tooLarge.eventId, ...behindIt.map((e) => e.eventId)]);
+    expect(await listParkedRows(world.db)).toEqual([]);
+  });
+});
