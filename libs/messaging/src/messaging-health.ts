@@ -3,6 +3,9 @@ import type { OutboxRelay } from './outbox/outbox.relay';
 
 /** What /health needs to know of a service's messaging: whatever stops it from doing its work. */
 export class MessagingHealth {
+  /** What messaging's start-up is doing or failed at; undefined once it is up. */
+  startup?: string = 'messaging has not started yet';
+
   constructor(
     private readonly relay: OutboxRelay,
     private readonly consumer?: ConsumerRunner,
@@ -10,6 +13,7 @@ export class MessagingHealth {
 
   /** Empty when the relay loop runs and the consumer (if any) is in its group; else what is not. */
   problems(): string[] {
+    if (this.startup) return [this.startup];
     const problems: string[] = [];
     if (!this.relay.running) problems.push('the outbox relay is not running');
     if (this.consumer && this.consumer.status !== 'joined') {

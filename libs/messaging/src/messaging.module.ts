@@ -5,6 +5,8 @@ import { SERVICE_CONFIG, ServiceConfig } from '@app/config';
 import { KNEX } from '@app/database';
 import { eventTypes } from '@app/events';
 import { EventCodec } from './event.codec';
+import { exponentialDelay } from './backoff';
+import { withDeadline } from './deadline';
 import { ConsumerRunner } from './inbox/consumer.runner';
 import { EventHandlers } from './inbox/event-handlers';
 import { pruneInbox } from './inbox/prune-inbox';
@@ -70,28 +72,26 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
     };
   }
 
+  private stopping = false;
+  private starting?: Promise<void>;
+
   constructor(
     @Inject(KNEX) private readonly knex: Knex,
     @Inject(KAFKA) private readonly kafka: Kafka,
     @Inject(MESSAGING_CONFIG) private readonly config: MessagingConfig,
     private readonly codec: EventCodec,
     private readonly relay: OutboxRelay,
+    private readonly health: MessagingHealth,
     @Optional() private readonly consumer?: ConsumerRunner,
   ) {}
 
-  async onApplicationBootstrap(): Promise<void> {
-    const topics = eventTypes.map((type) => ({ topic: this.codec.topicFor(type), partitions: this.config.topicPartitions }));
-    await this.bootStep('event topics ready', () => ensureTopics(this.kafka, topics));
-    // Every schema registered once at start-up: an incompatible change fails the boot, not a publish.
-    // One at a time: the services of a platform start together, and a burst of concurrent
-    // registrations of new subjects is what the registry has been seen to stall on.
-    await this.bootStep('schemas registered', async () => {
-      for (const type of eventTypes) await this.codec.schemaId(type);
-    });
-    await this.bootStep('outbox relay started', () => this.relay.start());
-    // Joining the group can wait out a dead member's session, and a start that fails is tried again:
-    // the service serves meanwhile, and /health says the consumer is not yet doing its work.
-    this.consumer?.run();
+  /**
+   * Messaging starts in the background and is tried again until it is up: a broker or registry that
+   * is unreachable at boot delays the service's work, not its boot, and /health answers 503 naming
+   * the step meanwhile.
+   */
+  onApplicationBootstrap(): void {
+    this.starting = this.startMessaging();
     const retention = this.config.inboxRetentionMs;
     if (retention !== undefined) {
       this.inboxPruning = setInterval(() => {
@@ -100,9 +100,38 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
     }
   }
 
+  private async startMessaging(): Promise<void> {
+    for (let failures = 0; !this.stopping; ) {
+      try {
+        const topics = eventTypes.map((type) => ({ topic: this.codec.topicFor(type), partitions: this.config.topicPartitions }));
+        await this.bootStep('event topics ready', () => ensureTopics(this.kafka, topics));
+        // Every schema registered once at start-up, so that an incompatible change shows here (and in
+        // /health) rather than at a publish. One at a time: the services of a platform start together,
+        // and a burst of concurrent registrations of new subjects is what the registry stalled on.
+        await this.bootStep('schemas registered', async () => {
+          for (const type of eventTypes) await this.codec.schemaId(type);
+        });
+        if (this.stopping) return;
+        await this.bootStep('outbox relay started', () => this.relay.start());
+        // Joining the group can wait out a dead member's session, and a start that fails is tried
+        // again: /health says meanwhile that the consumer is not yet doing its work.
+        this.consumer?.run();
+        this.health.startup = undefined;
+        return;
+      } catch (error) {
+        failures++;
+        const delay = exponentialDelay(failures, { initialMs: 1000, maxMs: 30_000, jitter: 0.2 });
+        this.health.startup = `messaging could not start: ${(error as Error).message}`;
+        this.logger.error(`${this.health.startup}; trying again in ${delay} ms`);
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  }
+
   /** One start-up step, timed; a step that takes long says so while it waits, so a stuck boot names its step. */
   private async bootStep<T>(name: string, step: () => Promise<T>): Promise<T> {
     const started = Date.now();
+    this.health.startup = `messaging is starting: waiting for ${name}`;
     const waiting = setInterval(() => this.logger.warn(`still waiting: ${name} (${Math.round((Date.now() - started) / 1000)} s)`), 10_000);
     try {
       const result = await step();
@@ -115,6 +144,9 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
 
   async beforeApplicationShutdown(): Promise<void> {
     clearInterval(this.inboxPruning);
+    this.stopping = true;
+    // A start-up step stuck on an unresponsive broker is not waited for long.
+    await withDeadline(this.starting ?? Promise.resolve(), 5_000, 'messaging start-up').catch(() => undefined);
     await this.consumer?.stop();
     await this.relay.stop();
   }
