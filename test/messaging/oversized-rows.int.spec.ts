@@ -1,6 +1,9 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
 import { ConfigResourceTypes } from 'kafkajs';
-import { addToOutbox, listParkedRows, OutboxRelay, releaseParkedRows } from '@app/messaging';
+import { addToOutbox, listParkedRows, OutboxRelay } from '@app/messaging';
 import { MessagingWorld, taskRequested } from '../support/messaging-world';
 import { TopicReader } from '../support/topic-reader';
 import { waitFor } from '../support/wait-for';
@@ -10,6 +13,16 @@ const large = (bytes: number, taskId: string = randomUUID()) => {
   const event = taskRequested(taskId);
   return { ...event, input: JSON.stringify({ note: 'x'.repeat(bytes) }) };
 };
+
+/** The dlq CLI as an operator runs it, on the world's database (it plays quota's). */
+async function dlq(world: MessagingWorld, ...args: string[]): Promise<string> {
+  const root = path.resolve(__dirname, '..', '..');
+  const { stdout } = await promisify(execFile)('npx', ['ts-node', 'tools/dlq/cli.ts', ...args], {
+    cwd: root,
+    env: { ...process.env, QUOTA_DATABASE_URL: world.databaseUrl, TOPIC_PREFIX: world.env.topicPrefix },
+  });
+  return stdout;
+}
 
 describe('the relay with rows larger than the broker takes', () => {
   const world = new MessagingWorld();
@@ -51,6 +64,9 @@ describe('the relay with rows larger than the broker takes', () => {
     expect(relay.stats.parked).toBe(1);
     expect(behindIt.some((e) => published(e.eventId))).toBe(false);
     expect(await world.db('outbox').whereNull('published_at').count('* as n').first()).toEqual({ n: '3' });
+    // And the operator sees it with the dlq CLI
+    const listed = (await dlq(world, 'parked', '--service', 'quota', '--json')).trim().split('\n').map((line) => JSON.parse(line));
+    expect(listed).toEqual([expect.objectContaining({ service: 'quota', id: parked.id, eventId: tooLarge.eventId, heldBack: 2 })]);
 
     // When the operator raises the topic's limit and releases the parked row
     const admin = world.kafka.admin();
@@ -60,7 +76,7 @@ describe('the relay with rows larger than the broker takes', () => {
       resources: [{ type: ConfigResourceTypes.TOPIC, name: topic(), configEntries: [{ name: 'max.message.bytes', value: '3000000' }] }],
     });
     await admin.disconnect();
-    expect(await releaseParkedRows(world.db)).toBe(1);
+    expect(await dlq(world, 'release-parked', '--service', 'quota', '--id', parked.id)).toMatch(/released 1 parked row/);
 
     // Then it is published, and the rows of its key follow it in order
     await waitFor(() => [tooLarge, ...behindIt].every((e) => published(e.eventId)), { what: 'the big row and the rows behind it', timeoutMs: 30_000 });

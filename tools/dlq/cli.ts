@@ -3,11 +3,15 @@ import { Command, InvalidArgumentError } from 'commander';
 import { exitCodeOf, timeArgument } from '../cli/arguments';
 import * as os from 'node:os';
 import { loadServiceConfig, serviceNames } from '@app/config';
-import { createKafka } from '@app/messaging';
+import { createKnex } from '@app/database';
+import { createKafka, listParkedRows, releaseParkedRows } from '@app/messaging';
 import { DeadLetter, DeadLetterFilter, matches, readDeadLetters } from './dead-letter-store';
 import { redrive } from './redrive';
 
-/** `npm run dlq -- list | show <id> | redrive`: the dead letters of the services' consumers. */
+/**
+ * `npm run dlq -- list | show <id> | redrive`: the dead letters of the services' consumers;
+ * `parked | release-parked`: the outbox rows a relay parked because the broker refused their size.
+ */
 Logger.overrideLogger(['error']);
 const config = loadServiceConfig('tasks');
 const kafka = createKafka('dlq', config.kafkaBrokers);
@@ -75,6 +79,46 @@ withFilters(program.command('redrive'))
       for (const s of result.skipped) process.stdout.write(`skipped ${group} ${s.letter.id}: ${s.why}\n`);
     }
   });
+
+/** The outbox rows a service's relay parked for their size, and how many rows of their key wait behind them. */
+program
+  .command('parked')
+  .description("outbox rows the broker refused for their size, per service, with the rows of their key they hold back")
+  .option('--service <service>', 'only this service', service)
+  .option('--json', 'machine-readable output')
+  .action(async (options: { service?: string; json?: boolean }) => {
+    for (const name of options.service ? [options.service] : [...serviceNames]) {
+      await withServiceDatabase(name, async (db) => {
+        for (const row of await listParkedRows(db)) {
+          const text = `${name} outbox#${row.id}  ${row.parkedAt.toISOString()}  ${row.eventType}  key ${row.key}  holds back ${row.heldBack}  ${row.reason}`;
+          process.stdout.write(`${options.json ? JSON.stringify({ service: name, ...row }) : text}\n`);
+        }
+      });
+    }
+  });
+
+program
+  .command('release-parked')
+  .description('give parked outbox rows back to the relay, once the broker takes them (its message.max.bytes raised)')
+  .requiredOption('--service <service>', 'the service whose outbox holds them', service)
+  .option('--id <id...>', 'only these rows (outbox ids, as `parked` lists them)')
+  .option('--all', 'every parked row of the service')
+  .action(async (options: { service: string; id?: string[]; all?: boolean }) => {
+    if (!options.all && !options.id) throw new InvalidArgumentError('name the rows with --id, or release them all with --all');
+    await withServiceDatabase(options.service, async (db) => {
+      const released = await releaseParkedRows(db, options.all ? undefined : options.id);
+      process.stdout.write(`released ${released} parked row(s) of ${options.service}; its relay publishes them on its next round\n`);
+    });
+  });
+
+async function withServiceDatabase(name: string, work: (db: ReturnType<typeof createKnex>) => Promise<void>): Promise<void> {
+  const db = createKnex(loadServiceConfig(name as (typeof serviceNames)[number]).databaseUrl, 1);
+  try {
+    await work(db);
+  } finally {
+    await db.destroy();
+  }
+}
 
 program.parseAsync().then(
   () => process.exit(0),
