@@ -51,7 +51,7 @@ describe('another system publishing TaskRequested and consuming the outcome', ()
 
     // Then only one task exists for the partner, and it was charged once
     await platform.consumersCaughtUp();
-    const tasks = (await (await fetch(`${platform.url('tasks')}/tasks?userId=partner`)).json()) as { items: Array<{ taskId: string }> };
+    const tasks = await platform.get<{ items: Array<{ taskId: string }> }>('tasks', '/tasks?userId=partner');
     expect(tasks.items.map((t) => t.taskId)).toEqual([taskId]);
     expect(await platform.quota('partner')).toMatchObject({ debited: 1, balance: 9 });
   });

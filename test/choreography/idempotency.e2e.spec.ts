@@ -1,12 +1,14 @@
 import { Platform } from '../support/platform';
+import { authAs } from '../support/tokens';
 
 describe('POST /tasks under an Idempotency-Key', () => {
   const platform = new Platform();
   beforeAll(() => platform.start());
   afterAll(() => platform.stop());
 
-  const post = (headers: Record<string, string>, body: string) =>
-    fetch(`${platform.url('tasks')}/tasks`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const post = async (headers: Record<string, string>, body: string) =>
+    fetch(`${platform.url('tasks')}/tasks`, { method: 'POST', headers: { 'content-type': 'application/json', ...(await authAs('u')), ...headers }, body });
+  const getAs = async (userId: string, path: string) => fetch(`${platform.url('tasks')}${path}`, { headers: await authAs(userId) });
 
   it('answers 20 concurrent double-clicks with one task and one debit', async () => {
     // When the same request is sent 20 times at once
@@ -38,7 +40,7 @@ describe('POST /tasks under an Idempotency-Key', () => {
   it.each([
     ['no key', {}, JSON.stringify({ userId: 'u', reportType: 'summary', input: {} }), 'the Idempotency-Key header is required'],
     ['an over-long key', { 'idempotency-key': 'k'.repeat(256) }, JSON.stringify({ userId: 'u', reportType: 'summary', input: {} }), 'the Idempotency-Key header must be at most 255 characters, got 256'],
-    ['no userId', { 'idempotency-key': 'k1' }, JSON.stringify({ reportType: 'summary', input: {} }), 'userId is required and must be a non-empty string'],
+    ['no reportType', { 'idempotency-key': 'k1' }, JSON.stringify({ input: {} }), 'reportType is required and must be a non-empty string'],
     ['input not an object', { 'idempotency-key': 'k2' }, JSON.stringify({ userId: 'u', reportType: 'summary', input: [1] }), 'input must be a JSON object'],
     ['an unknown field', { 'idempotency-key': 'k3' }, JSON.stringify({ userId: 'u', reportType: 'summary', input: {}, priority: 1 }), 'the request body has unknown field(s): priority'],
     ['a bad report type', { 'idempotency-key': 'k4' }, JSON.stringify({ userId: 'u', reportType: 'Summary!', input: {} }), 'reportType must match /^[a-z][a-z0-9_-]*$/, got "Summary!"'],
@@ -48,7 +50,7 @@ describe('POST /tasks under an Idempotency-Key', () => {
     expect(response.status).toBe(400);
     expect(response.headers.get('content-type')).toContain('application/problem+json');
     expect(((await response.json()) as { detail: string }).detail).toContain(detail);
-    expect(((await (await fetch(`${platform.url('tasks')}/tasks?userId=u`)).json()) as { items: unknown[] }).items).toEqual([]);
+    expect(((await (await getAs('u', '/tasks')).json()) as { items: unknown[] }).items).toEqual([]);
   });
 
   it('answers 413 to a body over the limit', async () => {
@@ -58,12 +60,12 @@ describe('POST /tasks under an Idempotency-Key', () => {
   });
 
   it('answers GET /tasks/:id with 400 for a malformed id and 404 for an unknown one; lists a user newest first, paginated', async () => {
-    expect((await fetch(`${platform.url('tasks')}/tasks/not-a-uuid`)).status).toBe(400);
-    expect((await fetch(`${platform.url('tasks')}/tasks/00000000-0000-4000-8000-000000000000`)).status).toBe(404);
+    expect((await getAs('lister', '/tasks/not-a-uuid')).status).toBe(400);
+    expect((await getAs('lister', '/tasks/00000000-0000-4000-8000-000000000000')).status).toBe(404);
     const ids: string[] = [];
     for (const i of [1, 2, 3]) ids.push((await platform.submit('lister', { i }, `list-${i}`)).body.taskId);
-    const page1 = (await (await fetch(`${platform.url('tasks')}/tasks?userId=lister&limit=2`)).json()) as { items: Array<{ taskId: string }>; nextOffset: number };
-    const page2 = (await (await fetch(`${platform.url('tasks')}/tasks?userId=lister&limit=2&offset=${page1.nextOffset}`)).json()) as { items: Array<{ taskId: string }>; nextOffset: number | null };
+    const page1 = (await (await getAs('lister', '/tasks?limit=2')).json()) as { items: Array<{ taskId: string }>; nextOffset: number };
+    const page2 = (await (await getAs('lister', `/tasks?userId=lister&limit=2&offset=${page1.nextOffset}`)).json()) as { items: Array<{ taskId: string }>; nextOffset: number | null };
     expect([...page1.items, ...page2.items].map((t) => t.taskId)).toEqual([...ids].reverse());
     expect(page2.nextOffset).toBeNull();
   });

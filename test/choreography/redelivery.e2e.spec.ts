@@ -5,6 +5,7 @@ import { Platform } from '../support/platform';
 import { TopicReader } from '../support/topic-reader';
 import { freePort } from '../support/unique';
 import { waitFor } from '../support/wait-for';
+import { authAs } from '../support/tokens';
 
 describe('at-least-once delivery, end to end', () => {
   const platform = new Platform();
@@ -56,7 +57,7 @@ describe('at-least-once delivery, end to end', () => {
     try {
       const registered = await fetch(`${platform.url('notification')}/users/hooked/webhook`, {
         method: 'PUT',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...(await authAs('hooked')) },
         body: JSON.stringify({ url: `http://127.0.0.1:${port}/hooks` }),
       });
       const { secret } = (await registered.json()) as { secret: string };
@@ -87,7 +88,7 @@ describe('at-least-once delivery, end to end', () => {
   it('refuses a webhook that is not an http(s) URL', async () => {
     const response = await fetch(`${platform.url('notification')}/users/u/webhook`, {
       method: 'PUT',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...(await authAs('u')) },
       body: JSON.stringify({ url: 'ftp://example.invalid/x' }),
     });
     expect(response.status).toBe(400);

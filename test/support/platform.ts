@@ -8,6 +8,7 @@ import { AppName, RunningService, startService, stopService, waitForHealth } fro
 import { removeTestData } from './remove-test-data';
 import { TestEnv } from './test-env';
 import { freePort } from './unique';
+import { asAdmin, authAs } from './tokens';
 import { waitFor } from './wait-for';
 
 /** What each service's consumer reads, as its handlers declare it. */
@@ -38,6 +39,8 @@ export const fastSettings: NodeJS.ProcessEnv = {
   WEBHOOK_POLL_INTERVAL: '50ms',
   WEBHOOK_TIMEOUT: '1s',
   CONSUMER_RETRY_INITIAL: '20ms',
+  // The bundled simulator stands in for the model, so its fault switches are allowed.
+  MODEL_SIMULATION: 'on',
 };
 
 /**
@@ -48,6 +51,7 @@ export class Platform {
   readonly env = new TestEnv();
   readonly reportsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reports-'));
   private readonly apps = new Map<AppName, RunningService>();
+  private readonly extras: RunningService[] = [];
 
   constructor(private readonly settings: NodeJS.ProcessEnv = {}) {}
 
@@ -74,12 +78,20 @@ export class Platform {
     return app;
   }
 
+  /** Another instance of a service, on the same databases and topics, with settings of its own. */
+  async startAnotherInstance(name: AppName, settings: NodeJS.ProcessEnv = {}): Promise<RunningService> {
+    const app = startService(name, await freePort(), { ...this.envFor(name), ...settings });
+    this.extras.push(app);
+    await waitForHealth(app);
+    return app;
+  }
+
   async kill(name: AppName): Promise<void> {
     await stopService(this.apps.get(name)!, 'SIGKILL');
   }
 
   async stop(): Promise<void> {
-    await Promise.all([...this.apps.values()].map((app) => stopService(app)));
+    await Promise.all([...this.apps.values(), ...this.extras].map((app) => stopService(app)));
     await this.env.dropDatabases(serviceNames);
     await removeTestData(this.kafka, this.env.topicPrefix);
     fs.rmSync(this.reportsDir, { recursive: true, force: true });
@@ -129,19 +141,24 @@ export class Platform {
 
   readonly kafka = createKafka('platform-test', [defaults.kafkaBrokers]);
 
-  // --- the public API, as a client uses it
+  // --- the public API, as a client uses it: the user submits with their own token, the test looks as an admin
 
   async submit(userId: string, input: Record<string, unknown> = {}, key = `key-${Math.random()}`, reportType = 'summary') {
     const response = await fetch(`${this.url('tasks')}/tasks`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': key },
-      body: JSON.stringify({ userId, reportType, input }),
+      headers: { 'content-type': 'application/json', 'idempotency-key': key, ...(await authAs(userId)) },
+      body: JSON.stringify({ reportType, input }),
     });
     return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> };
   }
 
+  /** GET on a service as an admin. */
+  async get<T = Record<string, any>>(app: AppName, path: string): Promise<T> {
+    return (await fetch(`${this.url(app)}${path}`, { headers: await asAdmin() })).json() as Promise<T>;
+  }
+
   async task(taskId: string): Promise<Record<string, any>> {
-    return (await fetch(`${this.url('tasks')}/tasks/${taskId}`)).json() as Promise<Record<string, any>>;
+    return this.get('tasks', `/tasks/${taskId}`);
   }
 
   /** Waits until the task is terminal and its user was notified, then returns it. */
@@ -157,15 +174,15 @@ export class Platform {
   }
 
   async quota(userId: string): Promise<{ balance: number; debited: number; refunded: number }> {
-    return (await fetch(`${this.url('quota')}/quota/${userId}`)).json() as Promise<{ balance: number; debited: number; refunded: number }>;
+    return this.get('quota', `/quota/${userId}`);
   }
 
   async notifications(userId: string): Promise<Array<Record<string, any>>> {
-    return ((await (await fetch(`${this.url('notification')}/notifications?userId=${userId}`)).json()) as { items: Array<Record<string, any>> }).items;
+    return (await this.get<{ items: Array<Record<string, any>> }>('notification', `/notifications?userId=${userId}`)).items;
   }
 
   async generation(taskId: string): Promise<Record<string, any>> {
-    return (await fetch(`${this.url('generation')}/generations/${taskId}`)).json() as Promise<Record<string, any>>;
+    return this.get('generation', `/generations/${taskId}`);
   }
 
   async cancellations(): Promise<string[]> {

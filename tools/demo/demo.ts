@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { signLocalToken } from '../auth/sign-token';
 import { healthStatus, RunningService } from '../run/service-process';
 import { print, runPlatform } from '../run/run-platform';
 
 /**
  * `npm run demo`: the platform up, then one report request down every path — success, transient
  * failures then success, retries exhausted, permanent failure, quota rejected, a double click — each
- * task's outcome and timeline printed as it settles.
+ * task's outcome and timeline printed as it settles. Every call carries a bearer token signed with
+ * the stack's key (`npm run -s token`); a call without one, and one for another user's task, show
+ * what the platform answers them.
  */
 const demoEnv = { DEFAULT_QUOTA: '1', GENERATION_RETRY_DELAYS: '1s,2s,3s', MODEL_TIMEOUT: '2s', LOG_LEVEL: 'warn' };
 const run = randomUUID().slice(0, 6);
@@ -24,17 +27,19 @@ async function showcase(services: RunningService[]): Promise<void> {
   print('\nhealth');
   for (const s of services) print(`  ${s.name.padEnd(16)} GET ${url(s.name)}/health -> ${await healthStatus(s.port)}`);
 
+  const bearer = async (userId: string, roles: Array<'admin'> = []) => ({ authorization: `Bearer ${await signLocalToken({ userId, roles, ttl: '1h' })}` });
+  const admin = await bearer('demo-operator', ['admin']);
   const submit = async (userId: string, input: Record<string, unknown>, key = randomUUID()) => {
     const response = await fetch(`${url('tasks')}/tasks`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': key },
-      body: JSON.stringify({ userId, reportType: 'summary', input }),
+      headers: { 'content-type': 'application/json', 'idempotency-key': key, ...(await bearer(userId)) },
+      body: JSON.stringify({ reportType: 'summary', input }),
     });
     return { status: response.status, replayed: response.headers.get('idempotent-replayed') === 'true', ...((await response.json()) as { taskId: string }) };
   };
   const settled = async (taskId: string): Promise<Task> => {
     for (;;) {
-      const task = (await (await fetch(`${url('tasks')}/tasks/${taskId}`)).json()) as Task;
+      const task = (await (await fetch(`${url('tasks')}/tasks/${taskId}`, { headers: admin })).json()) as Task;
       if (task.timeline.some((e) => e.eventType === 'NotificationSent')) return task;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -55,6 +60,9 @@ async function showcase(services: RunningService[]): Promise<void> {
   const click = await submit(user('fay'), { text: 'double click' }, key);
   const again = await submit(user('fay'), { text: 'double click' }, key);
   print(`  double click: ${click.status} task ${click.taskId}; again: ${again.status} task ${again.taskId}, Idempotent-Replayed: ${again.replayed}`);
+  const anonymous = await fetch(`${url('tasks')}/tasks/${click.taskId}`);
+  const stranger = await fetch(`${url('tasks')}/tasks/${click.taskId}`, { headers: await bearer(user('mallory')) });
+  print(`  ${user('fay')}'s task without a token: ${anonymous.status}; with another user's token: ${stranger.status}`);
 
   const all = [
     ...submitted,
@@ -64,7 +72,7 @@ async function showcase(services: RunningService[]): Promise<void> {
   ];
   for (const entry of all) {
     const task = await settled(entry.taskId);
-    const balance = ((await (await fetch(`${url('quota')}/quota/${entry.userId}`)).json()) as { balance: number }).balance;
+    const balance = ((await (await fetch(`${url('quota')}/quota/${entry.userId}`, { headers: await bearer(entry.userId) })).json()) as { balance: number }).balance;
     print(`\n${entry.name}: ${task.state}  attempts ${task.attempts}  quota left ${balance}${task.reason ? `\n  reason: ${task.reason}` : ''}`);
     const start = Date.parse(task.timeline[0].occurredAt);
     for (const e of task.timeline) {

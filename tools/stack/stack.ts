@@ -3,6 +3,7 @@ import { kafkaAnswers, kafkaProcess, startKafka, stopKafka } from './kafka';
 import { postgresAnswers, postgresProcess, startPostgres, stopPostgres } from './postgres';
 import { runningPid, portIsOpen, StackError } from './processes';
 import { registryAnswers, registryProcess, startRegistry, stopRegistry } from './registry';
+import { ensureSigningKeys } from './signing-keys';
 import { kafkaBrokers, loadStackConfig, registryUrl, StackConfig } from './stack.config';
 
 export interface PartStatus {
@@ -23,6 +24,7 @@ export async function stackUp(config: StackConfig = loadStackConfig(), report: (
     const postgres = await startPostgres(config);
     if (postgres === 'started') startedHere.push(() => stopPostgres(config));
     report(`postgres  ${postgres.padEnd(10)} ${redactedDatabaseUrl(config)}`);
+    report(`tokens    ${(await ensureSigningKeys(config.stackDir)).padEnd(10)} signing key pair in ${config.stackDir}/auth (npm run -s token -- --user <id>)`);
 
     // Refuse a port held by someone else before fetching or starting anything.
     await refuseForeignPort('kafka', config.kafka.host, config.kafka.port, runningPid(kafkaProcess(config)));

@@ -13,12 +13,22 @@ export interface GenerationConfig {
   /** A debited task with no outcome after this long is failed by the reconciler (and so refunded). */
   reconcileDeadlineMs: number;
   reconcileIntervalMs: number;
+  /** Attempts one instance runs at once. */
+  concurrency: number;
+  /** Of those, how many one user may hold. */
+  maxPerUser: number;
 }
 
 export const GENERATION_CONFIG = Symbol('GENERATION_CONFIG');
 
 export function loadGenerationConfig(env: NodeJS.ProcessEnv = process.env): GenerationConfig {
   const delays = env.GENERATION_RETRY_DELAYS ?? '5s,30s,2m';
+  const count = (name: string, fallback: number) => {
+    const value = env[name] ? Number(env[name]) : fallback;
+    if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number ≥ 1, got "${env[name]}"`);
+    return value;
+  };
+  const concurrency = count('GENERATION_CONCURRENCY', 4);
   return {
     modelBaseUrl: (env.MODEL_BASE_URL || 'http://127.0.0.1:3010').replace(/\/$/, ''),
     modelTimeoutMs: parseDuration(env.MODEL_TIMEOUT || '30s'),
@@ -28,5 +38,7 @@ export function loadGenerationConfig(env: NodeJS.ProcessEnv = process.env): Gene
     reportsDir: path.resolve(env.REPORTS_DIR || '.data/reports'),
     reconcileDeadlineMs: parseDuration(env.RECONCILE_DEADLINE || '30m'),
     reconcileIntervalMs: parseDuration(env.RECONCILE_INTERVAL || '1m'),
+    concurrency,
+    maxPerUser: Math.min(concurrency, count('GENERATION_MAX_PER_USER', Math.max(1, Math.floor(concurrency / 2)))),
   };
 }

@@ -5,3 +5,4 @@ export * from './schemas';
 export * from './new-event';
 export * from './accepted-request';
 export * from './cap-text';
+export * from './storable-text';

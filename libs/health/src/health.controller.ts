@@ -4,11 +4,13 @@ import type { Knex } from 'knex';
 import { SERVICE_CONFIG, ServiceConfig } from '@app/config';
 import { databaseAnswers, KNEX } from '@app/database';
 import { kafkaAnswers, MessagingHealth } from '@app/messaging';
+import { Public } from '@app/auth';
 
 /**
  * 200 when the service can do its work: its database and Kafka answer, its outbox relay runs and its
  * consumer is in its group; 503 otherwise, naming what is not (terminus' format).
  */
+@Public()
 @Controller('health')
 export class HealthController {
   constructor(

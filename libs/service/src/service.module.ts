@@ -1,9 +1,13 @@
 import { DynamicModule, Inject, Logger, Module, OnApplicationShutdown, Provider, Type } from '@nestjs/common';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { loadAuthConfig, TokenVerifier } from '@app/auth';
 import type { Knex } from 'knex';
 import { loadServiceConfig, SERVICE_CONFIG, ServiceConfig, ServiceName } from '@app/config';
 import { createKnex, ensureDatabase, KNEX, Migration, migrateToLatest } from '@app/database';
 import { HealthModule } from '@app/health';
 import { HandlerSource, MessagingModule } from '@app/messaging';
+import { AuthGuard, TOKEN_VERIFIER } from './auth.guard';
+import { RequestHygieneInterceptor } from './request-hygiene.interceptor';
 
 export interface ServiceOptions {
   service: ServiceName;
@@ -17,7 +21,8 @@ export interface ServiceOptions {
 
 /**
  * What every service has: its validated config, its own database (created and migrated at boot),
- * messaging (outbox relay, and its consumer when it has handlers) and GET /health. Global, so a
+ * messaging (outbox relay, and its consumer when it has handlers), GET /health, and a bearer token
+ * checked on every other route. Global, so a
  * service's handlers can inject SERVICE_CONFIG and KNEX directly.
  */
 @Module({})
@@ -43,6 +48,9 @@ export class ServiceModule implements OnApplicationShutdown {
             return knex;
           },
         },
+        { provide: TOKEN_VERIFIER, useFactory: () => new TokenVerifier(loadAuthConfig()) },
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_INTERCEPTOR, useClass: RequestHygieneInterceptor },
         ...(options.providers ?? []),
       ],
       exports: [SERVICE_CONFIG, KNEX, MessagingModule, ...(options.providers ?? []).map((p) => p.provide)],

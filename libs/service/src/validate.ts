@@ -32,3 +32,11 @@ export function requireUuid(value: unknown, name: string): string {
   if (typeof value !== 'string' || !uuidPattern.test(value)) throw new BadRequestException(`${name} must be a UUID, got "${String(value)}"`);
   return value.toLowerCase();
 }
+
+/** The Idempotency-Key header: required, at most 255 visible ASCII characters. */
+export function requireIdempotencyKey(key: string | undefined): string {
+  if (key === undefined || key === '') throw new BadRequestException('the Idempotency-Key header is required');
+  if (key.length > 255) throw new BadRequestException(`the Idempotency-Key header must be at most 255 characters, got ${key.length}`);
+  if (!/^[\x21-\x7e]+$/.test(key)) throw new BadRequestException('the Idempotency-Key header may hold only visible ASCII characters');
+  return key;
+}

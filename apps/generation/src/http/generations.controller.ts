@@ -1,21 +1,22 @@
-import { Controller, Get, Inject, NotFoundException, Param } from '@nestjs/common';
+import { Controller, Get, Inject, Param } from '@nestjs/common';
 import type { Knex } from 'knex';
+import { Caller } from '@app/auth';
 import { KNEX, readConsistently } from '@app/database';
-import { requireUuid } from '@app/service';
+import { CurrentCaller, requireUuid, visibleOrNotFound } from '@app/service';
 
 @Controller('generations')
 export class GenerationsController {
   constructor(@Inject(KNEX) private readonly knex: Knex) {}
 
-  /** The job of a task: its status, every attempt with its outcome and error, the report reference. */
+  /** The job of a task: its status, every attempt with its outcome and error, the report reference. Another user's is not found. */
   @Get(':taskId')
-  async get(@Param('taskId') taskId: string) {
+  async get(@CurrentCaller() caller: Caller, @Param('taskId') taskId: string) {
     requireUuid(taskId, 'taskId');
     const { job, attempts } = await readConsistently(this.knex, async (snapshot) => ({
       job: await snapshot('generation_jobs').where({ task_id: taskId }).first(),
       attempts: await snapshot('generation_attempts').where({ task_id: taskId }).orderBy('attempt'),
     }));
-    if (!job) throw new NotFoundException(`no generation for task ${taskId}`);
+    visibleOrNotFound(caller, job, (j) => j.user_id as string, `generation for task ${taskId}`);
     return {
       taskId: job.task_id,
       status: job.status,

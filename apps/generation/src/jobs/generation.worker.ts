@@ -10,8 +10,6 @@ import { claimDueJobs, claimInterruptedJobs, Job, recordAttempt } from './job-st
 import { FailedJobCleanup } from './failed-job-cleanup';
 import { ReportStore } from './report-store';
 
-const concurrency = 4;
-
 /**
  * Runs due generation attempts from the durable schedule in PostgreSQL: claims them, calls the
  * model outside any transaction, stores the report, and records the outcome with its event. Woken
@@ -21,6 +19,8 @@ const concurrency = 4;
 export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('generation-worker');
   private readonly inFlight = new Set<Promise<void>>();
+  /** Attempts running in this instance, per user. */
+  private readonly runningPerUser = new Map<string, number>();
   private readonly loop: WorkerLoop;
 
   constructor(
@@ -55,16 +55,21 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
   /** Starts what is due, up to the concurrency; runs again at once while jobs were started and room is left. */
   private async round(): Promise<boolean> {
     await this.recoverInterrupted();
+    const { concurrency, maxPerUser } = this.config;
     const free = concurrency - this.inFlight.size;
-    const jobs = free > 0 ? await claimDueJobs(this.knex, free, this.leaseMs) : [];
-    for (const job of jobs) this.track(this.attempt(job));
+    const jobs = free > 0 ? await claimDueJobs(this.knex, free, this.leaseMs, { maxPerUser, running: this.runningPerUser }) : [];
+    for (const job of jobs) this.track(job.user_id, this.attempt(job));
     return jobs.length > 0 && this.inFlight.size < concurrency;
   }
 
-  private track(work: Promise<void>): void {
+  private track(userId: string, work: Promise<void>): void {
     this.inFlight.add(work);
+    this.runningPerUser.set(userId, (this.runningPerUser.get(userId) ?? 0) + 1);
     void work.finally(() => {
       this.inFlight.delete(work);
+      const left = (this.runningPerUser.get(userId) ?? 1) - 1;
+      if (left > 0) this.runningPerUser.set(userId, left);
+      else this.runningPerUser.delete(userId);
       this.loop.wake(); // room for another attempt
     });
   }

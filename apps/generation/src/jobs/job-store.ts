@@ -16,19 +16,36 @@ export interface Job {
 
 const origin = (job: Job) => ({ taskId: job.task_id, userId: job.user_id, correlationId: job.correlation_id, causationId: job.debit_event_id });
 
+/** How many attempts one user may run at once on this instance, and how many each user runs now. */
+export interface UserShare {
+  maxPerUser: number;
+  running: ReadonlyMap<string, number>;
+}
+
 /**
  * Claims up to `limit` due jobs: each starts its next attempt under a lease, and GenerationStarted
- * is published in the same transaction. SKIP LOCKED lets several instances share the work.
+ * is published in the same transaction. SKIP LOCKED lets several instances share the work. A user
+ * already running their share is passed over, so one user's slow or hanging tasks cannot hold every
+ * slot while others wait.
  */
-export async function claimDueJobs(knex: Knex, limit: number, leaseMs: number): Promise<Job[]> {
+export async function claimDueJobs(knex: Knex, limit: number, leaseMs: number, share: UserShare): Promise<Job[]> {
   return knex.transaction(async (trx) => {
-    const due: Job[] = await trx('generation_jobs')
+    const candidates: Job[] = await trx('generation_jobs')
       .where({ status: 'scheduled' })
       .where('next_attempt_at', '<=', trx.fn.now())
       .orderBy('next_attempt_at')
-      .limit(limit)
+      .limit(limit * 4)
       .forUpdate()
       .skipLocked();
+    const taken = new Map(share.running);
+    const due = candidates
+      .filter((job) => {
+        const running = taken.get(job.user_id) ?? 0;
+        if (running >= share.maxPerUser) return false;
+        taken.set(job.user_id, running + 1);
+        return true;
+      })
+      .slice(0, limit);
     for (const job of due) {
       job.attempts += 1;
       await trx('generation_jobs')

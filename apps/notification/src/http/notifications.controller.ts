@@ -1,17 +1,20 @@
 import { BadRequestException, Body, Controller, Get, Inject, Param, Put, Query } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
+import { Caller } from '@app/auth';
 import { KNEX } from '@app/database';
-import { optionalInteger, requireObject, requireText } from '@app/service';
+import { CurrentCaller, optionalInteger, requireMayActFor, requireMayRead, requireObject, requireText } from '@app/service';
 
 @Controller()
 export class NotificationsController {
   constructor(@Inject(KNEX) private readonly knex: Knex) {}
 
   @Get('notifications')
-  async list(@Query('userId') userId: unknown, @Query('limit') limit: unknown) {
+  async list(@CurrentCaller() caller: Caller, @Query('userId') userId: unknown, @Query('limit') limit: unknown) {
+    const owner = userId === undefined ? caller.userId : requireText(userId, 'userId query parameter', { max: 128 });
+    requireMayRead(caller, owner);
     const rows = await this.knex('notifications')
-      .where({ user_id: requireText(userId, 'userId query parameter', { max: 128 }) })
+      .where({ user_id: owner })
       .orderBy('created_at', 'desc')
       .limit(optionalInteger(limit, 'limit', 50, { min: 1, max: 200 }));
     return {
@@ -32,8 +35,9 @@ export class NotificationsController {
 
   /** Registers (or replaces) the user's webhook; the answer carries the signing secret, once. */
   @Put('users/:userId/webhook')
-  async registerWebhook(@Param('userId') userId: string, @Body() body: unknown) {
+  async registerWebhook(@CurrentCaller() caller: Caller, @Param('userId') userId: string, @Body() body: unknown) {
     requireText(userId, 'userId', { max: 128 });
+    requireMayActFor(caller, userId);
     const url = requireText(requireObject(body, 'the request body').url, 'url', { max: 2048 });
     let parsed: URL;
     try {

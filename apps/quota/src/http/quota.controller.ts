@@ -1,8 +1,11 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { Body, Controller, ForbiddenException, Get, Headers, Inject, Param, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import type { Knex } from 'knex';
+import { Caller, isAdmin } from '@app/auth';
 import { KNEX } from '@app/database';
-import { requireInteger, requireObject, requireText } from '@app/service';
-import { lockAccount, QuotaSummary, summarise } from '../ledger/quota-account';
+import { CurrentCaller, requireIdempotencyKey, requireInteger, requireMayRead, requireObject, requireText } from '@app/service';
+import { QuotaSummary, summarise } from '../ledger/quota-account';
+import { grantQuota } from './grant-quota';
 import { QUOTA_CONFIG, QuotaConfig } from '../quota.config';
 
 @Controller('quota')
@@ -14,21 +17,28 @@ export class QuotaController {
 
   /** A user the service has not seen yet has the default quota, without an account being created. */
   @Get(':userId')
-  async get(@Param('userId') userId: string): Promise<QuotaSummary> {
+  async get(@CurrentCaller() caller: Caller, @Param('userId') userId: string): Promise<QuotaSummary> {
     requireText(userId, 'userId', { max: 128 });
+    requireMayRead(caller, userId);
     const known = await this.knex('quota_accounts').where({ user_id: userId }).first();
     return known ? summarise(this.knex, userId) : { userId, balance: this.config.defaultQuota, debited: 0, refunded: 0 };
   }
 
+  /** Admin only, under an Idempotency-Key. */
   @Post(':userId/grants')
-  @HttpCode(201)
-  async grant(@Param('userId') userId: string, @Body() body: unknown): Promise<QuotaSummary> {
+  async grant(
+    @CurrentCaller() caller: Caller,
+    @Param('userId') userId: string,
+    @Headers('idempotency-key') key: string | undefined,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<QuotaSummary> {
+    if (!isAdmin(caller)) throw new ForbiddenException('only an admin grants quota');
     requireText(userId, 'userId', { max: 128 });
     const amount = requireInteger(requireObject(body, 'body').amount, 'amount', { min: 1, max: 1_000_000 });
-    return this.knex.transaction(async (trx) => {
-      await lockAccount(trx, userId, this.config.defaultQuota);
-      await trx('quota_ledger').insert({ user_id: userId, kind: 'grant', amount });
-      return summarise(trx, userId);
-    });
+    const result = await grantQuota(this.knex, userId, amount, requireIdempotencyKey(key), this.config.defaultQuota);
+    res.status(result.status);
+    if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
+    return result.body;
   }
 }

@@ -1,6 +1,7 @@
 import type { Migration } from '@app/database';
 import { messagingTables, outboxParking } from '@app/messaging';
 import { quotaTables } from './001-quota';
+import { grantKeys } from './002-grant-keys';
 
 /** In order, the outbox and inbox first; append new migrations, never edit applied ones. */
-export const quotaMigrations: Migration[] = [messagingTables, quotaTables, outboxParking];
+export const quotaMigrations: Migration[] = [messagingTables, quotaTables, outboxParking, grantKeys];

@@ -1,9 +1,11 @@
-import { BadRequestException, Body, Controller, Get, Headers, Inject, NotFoundException, Param, Post, Query, Res } from '@nestjs/common';
+import { BadRequestException, Body, Controller, Get, Headers, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import type { Knex } from 'knex';
+import { Caller, isViewer, masked } from '@app/auth';
 import { KNEX } from '@app/database';
-import { optionalInteger, requireObject, requireText, requireUuid } from '@app/service';
+import { CurrentCaller, optionalInteger, requireIdempotencyKey, requireMayActFor, requireMayRead, requireObject, requireText, requireUuid, visibleOrNotFound } from '@app/service';
 import { findTask, listTasks } from '../projection/task-queries';
+import { checkInput, InputLimits } from '../submit/request-limits';
 import { submitTask, TaskSubmission } from '../submit/submit-task';
 import { TASKS_CONFIG, TasksConfig } from '../tasks.config';
 
@@ -16,45 +18,53 @@ export class TasksController {
     @Inject(TASKS_CONFIG) private readonly config: TasksConfig,
   ) {}
 
+  /** The user comes from the token; a body userId must name the caller, unless the caller is an admin. */
   @Post()
-  async submit(@Headers('idempotency-key') key: string | undefined, @Body() body: unknown, @Res({ passthrough: true }) res: Response) {
-    const result = await submitTask(this.knex, this.config, validKey(key), validSubmission(body));
+  async submit(
+    @CurrentCaller() caller: Caller,
+    @Headers('idempotency-key') key: string | undefined,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const submission = validSubmission(body, caller, this.config.inputLimits);
+    requireMayActFor(caller, submission.userId);
+    const result = await submitTask(this.knex, this.config, requireIdempotencyKey(key), submission);
     res.status(result.status).location(`/tasks/${result.body.taskId}`);
     if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
     return result.body;
   }
 
+  /** Another user's task is not found, as one that does not exist; a viewer sees others' inputs masked. */
   @Get(':taskId')
-  async get(@Param('taskId') taskId: string) {
-    const task = await findTask(this.knex, requireUuid(taskId, 'taskId'));
-    if (!task) throw new NotFoundException(`no task ${taskId}`);
-    return task;
+  async get(@CurrentCaller() caller: Caller, @Param('taskId') taskId: string) {
+    const task = visibleOrNotFound(caller, await findTask(this.knex, requireUuid(taskId, 'taskId')), (t) => t.userId, `task ${taskId}`);
+    if (!isViewer(caller) || task.userId === caller.userId) return task;
+    const timeline = task.timeline.map((e) => ('input' in e.data ? { ...e, data: { ...e.data, input: masked } } : e));
+    return { ...task, input: masked, timeline };
   }
 
+  /** The caller's tasks, or (admin, viewer) the named user's. */
   @Get()
-  async list(@Query('userId') userId: unknown, @Query('limit') limit: unknown, @Query('offset') offset: unknown) {
+  async list(@CurrentCaller() caller: Caller, @Query('userId') userId: unknown, @Query('limit') limit: unknown, @Query('offset') offset: unknown) {
+    const owner = userId === undefined ? caller.userId : requireText(userId, 'userId query parameter', { max: 128 });
+    requireMayRead(caller, owner);
     return listTasks(
       this.knex,
-      requireText(userId, 'userId query parameter', { max: 128 }),
+      owner,
       optionalInteger(limit, 'limit', 20, { min: 1, max: 100 }),
       optionalInteger(offset, 'offset', 0, { min: 0, max: 1_000_000 }),
     );
   }
 }
 
-function validKey(key: string | undefined): string {
-  if (key === undefined || key === '') throw new BadRequestException('the Idempotency-Key header is required');
-  if (key.length > 255) throw new BadRequestException(`the Idempotency-Key header must be at most 255 characters, got ${key.length}`);
-  if (!/^[\x21-\x7e]+$/.test(key)) throw new BadRequestException('the Idempotency-Key header may hold only visible ASCII characters');
-  return key;
-}
-
-function validSubmission(body: unknown): TaskSubmission {
+function validSubmission(body: unknown, caller: Caller, limits: InputLimits): TaskSubmission {
   const fields = requireObject(body, 'the request body');
   const unknown = Object.keys(fields).filter((f) => !allowedFields.has(f));
   if (unknown.length) throw new BadRequestException(`the request body has unknown field(s): ${unknown.join(', ')}`);
+  const refusal = checkInput(requireObject(fields.input, 'input'), limits);
+  if (refusal) throw new BadRequestException(refusal.message);
   return {
-    userId: requireText(fields.userId, 'userId', { max: 128, pattern: /^[A-Za-z0-9._@:-]+$/ }),
+    userId: fields.userId === undefined ? caller.userId : requireText(fields.userId, 'userId', { max: 128, pattern: /^[A-Za-z0-9._@:-]+$/ }),
     reportType: requireText(fields.reportType, 'reportType', { max: 64, pattern: /^[a-z][a-z0-9_-]*$/ }),
     input: requireObject(fields.input, 'input'),
   };

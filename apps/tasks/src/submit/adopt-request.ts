@@ -4,6 +4,8 @@ import { applyToTask } from '../projection/apply-to-task';
 import { TasksConfig } from '../tasks.config';
 import { claimKey } from './claim-key';
 import { requestHash } from './request-hash';
+import { checkInput } from './request-limits';
+import { lockUser, openTasksOf } from './user-limits';
 
 /** Outside requests have their own key scope, apart from POST /tasks. */
 const route = 'kafka task-requested';
@@ -21,7 +23,9 @@ function parsedInput(input: string): Record<string, unknown> | undefined {
  * A TaskRequested: ours (issued by POST /tasks, or adopted) joins its task; an outside one is
  * adopted — its accepted copy, produced by tasks, is what quota and generation act on — unless its
  * idempotency key was used before: the same request under another taskId is a DUPLICATE, other
- * content under the same key is KEY_REUSED, and either is answered with TaskRejected.
+ * content under the same key is KEY_REUSED; an input past the limits of POST /tasks is refused by
+ * its code (INPUT_TOO_DEEP, INPUT_TOO_LARGE, UNSTORABLE_TEXT, SIMULATION_OFF), and so is a user with
+ * too many unfinished tasks (TOO_MANY_OPEN_TASKS); each is answered with TaskRejected.
  */
 export async function handleTaskRequested(event: EventOf<'TaskRequested'>, context: HandlerContext, config: TasksConfig): Promise<void> {
   const { trx, publish } = context;
@@ -31,6 +35,11 @@ export async function handleTaskRequested(event: EventOf<'TaskRequested'>, conte
   const reject = (reason: string) => publish(causedBy(event, 'TaskRejected', { reason, idempotencyKey: event.idempotencyKey }, requestAcceptor));
   const input = parsedInput(event.input);
   if (!input) return reject('INVALID_INPUT');
+  // The same limits as POST /tasks: an outside producer is no more trusted than an HTTP caller.
+  const refusal = checkInput(input, config.inputLimits);
+  if (refusal) return reject(refusal.code);
+  await lockUser(trx, event.userId);
+  if ((await openTasksOf(trx, event.userId)) >= config.userMaxOpenTasks) return reject('TOO_MANY_OPEN_TASKS');
   if (event.idempotencyKey) {
     const hash = requestHash({ userId: event.userId, reportType: event.reportType, input });
     const scope = { user_id: event.userId, route, key: event.idempotencyKey };

@@ -8,6 +8,7 @@ import { applyToTask } from '../projection/apply-to-task';
 import { TasksConfig } from '../tasks.config';
 import { claimKey, KeyRow } from './claim-key';
 import { requestHash } from './request-hash';
+import { lockUser, openTasksOf, takeRateToken, tooManyOpenTasks } from './user-limits';
 
 export interface TaskSubmission {
   userId: string;
@@ -28,10 +29,12 @@ const lockNotAvailable = '55P03';
  * POST /tasks under an Idempotency-Key: the key row, the task row and the TaskRequested outbox row
  * commit in one transaction, so a request that fails leaves nothing behind. A request with a key
  * that another request is still holding waits for it (up to the lock timeout, then 409) and then
- * replays its answer; the same key with other content is a 422.
+ * replays its answer; the same key with other content is a 422. Each request takes a token from the
+ * user's rate bucket, and a new task is refused while the user has too many unfinished ones (429).
  */
 export async function submitTask(knex: Knex, config: TasksConfig, key: string, submission: TaskSubmission): Promise<SubmissionResult> {
   const hash = requestHash(submission);
+  await takeRateToken(knex, submission.userId, config.userRateLimit, config.userRateBurst);
   try {
     return await knex.transaction(async (trx) => {
       await trx.raw(`set local lock_timeout = ${Math.max(1, Math.round(config.keyLockTimeoutMs))}`);
@@ -39,6 +42,8 @@ export async function submitTask(knex: Knex, config: TasksConfig, key: string, s
       const taskId = randomUUID();
       const earlier = await claimKey(trx, scope, hash, taskId, config.idempotencyTtlMs);
       if (earlier) return replay(earlier, hash);
+      await lockUser(trx, submission.userId);
+      if ((await openTasksOf(trx, submission.userId)) >= config.userMaxOpenTasks) throw tooManyOpenTasks(submission.userId, config.userMaxOpenTasks);
 
       const requested = newEvent(
         'TaskRequested',

@@ -76,7 +76,7 @@ export interface TaskFailed extends Envelope<'TaskFailed'> {
 
 /** An outside TaskRequested that the tasks service did not accept: it reused an idempotency key. */
 export interface TaskRejected extends Envelope<'TaskRejected'> {
-  /** KEY_REUSED (the key was used with other content), DUPLICATE (the same request under another taskId) or INVALID_INPUT (input is not a JSON object) */
+  /** KEY_REUSED (the key was used with other content), DUPLICATE (the same request under another taskId), INVALID_INPUT (input is not a JSON object), INPUT_TOO_DEEP (over 32 levels), INPUT_TOO_LARGE (over 10,000 values), UNSTORABLE_TEXT (a NUL or a lone surrogate), SIMULATION_OFF (input.simulate where simulation is off) or TOO_MANY_OPEN_TASKS (the user has USER_MAX_OPEN_TASKS unfinished tasks) */
   reason: string;
   idempotencyKey: null | string;
 }

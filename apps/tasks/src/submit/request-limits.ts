@@ -1,0 +1,38 @@
+import { unstorableTextAt } from '@app/events';
+
+export interface InputLimits {
+  maxDepth: number;
+  maxValues: number;
+  /** Whether `input.simulate` (the model simulator's fault switches) may be used. */
+  simulation: boolean;
+}
+
+export const defaultInputLimits: InputLimits = { maxDepth: 32, maxValues: 10_000, simulation: false };
+
+/** Why a request's input is refused, as a code (for TaskRejected) and a sentence (for a 400). */
+export interface InputRefusal {
+  code: 'INPUT_TOO_DEEP' | 'INPUT_TOO_LARGE' | 'UNSTORABLE_TEXT' | 'SIMULATION_OFF';
+  message: string;
+}
+
+/**
+ * The limits every request's input must keep, whether it came by POST /tasks or by an outside
+ * TaskRequested: depth and number of values (a small body can still be a deep or wide one), text
+ * PostgreSQL can store, and the simulator's switches only where simulation is on.
+ */
+export function checkInput(input: Record<string, unknown>, limits: InputLimits): InputRefusal | undefined {
+  let values = 0;
+  const pending: Array<[unknown, number]> = [[input, 1]];
+  while (pending.length > 0) {
+    const [value, depth] = pending.pop()!;
+    if (depth > limits.maxDepth) return { code: 'INPUT_TOO_DEEP', message: `input must be at most ${limits.maxDepth} levels deep` };
+    if (++values > limits.maxValues) return { code: 'INPUT_TOO_LARGE', message: `input must hold at most ${limits.maxValues} values` };
+    if (value !== null && typeof value === 'object') for (const item of Object.values(value)) pending.push([item, depth + 1]);
+  }
+  const unstorable = unstorableTextAt(input, 'input');
+  if (unstorable) return { code: 'UNSTORABLE_TEXT', message: `${unstorable} holds text that cannot be stored (a NUL character or a lone surrogate)` };
+  if ('simulate' in input && !limits.simulation) {
+    return { code: 'SIMULATION_OFF', message: 'input.simulate is accepted only when MODEL_SIMULATION=on (the bundled model simulator)' };
+  }
+  return undefined;
+}

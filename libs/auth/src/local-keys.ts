@@ -1,0 +1,26 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+let cachedRoot: string | undefined;
+
+/** The repository root (where nest-cli.json is), found by walking up, so sources and dist/ agree. */
+export function repositoryRoot(): string {
+  if (cachedRoot) return cachedRoot;
+  for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'nest-cli.json'))) return (cachedRoot = dir);
+  }
+  return (cachedRoot = process.cwd());
+}
+
+/**
+ * Where the local stack keeps its signing key pair: the public JWKS the services verify with by
+ * default, and the private key `npm run token` signs with. Under STACK_DIR, like the rest of the stack.
+ */
+export function localAuthFiles(stackDir = process.env.STACK_DIR || path.join(repositoryRoot(), '.stack')) {
+  const dir = path.join(stackDir, 'auth');
+  return { dir, jwks: path.join(dir, 'jwks.json'), privateKey: path.join(dir, 'signing-key.jwk.json') };
+}
+
+/** The local stack's issuer and audience: what `npm run token` writes and the services expect by default. */
+export const localIssuer = 'task-platform-local';
+export const localAudience = 'task-platform';
