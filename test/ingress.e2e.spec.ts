@@ -61,4 +61,16 @@ describe('another system publishing TaskRequested and consuming the outcome', ()
     expect(outcome).toMatchObject({ eventType: 'TaskRejected', reason: 'INVALID_INPUT' });
     expect(await platform.quota('partner-2')).toMatchObject({ debited: 0 });
   });
+
+  it.each([
+    ['deeper than 32 levels', `${'{"a":'.repeat(39)}{}${'}'.repeat(39)}`, 'INPUT_TOO_DEEP'],
+    ['holding a lone surrogate', '{"s":"\\ud800"}', 'UNSTORABLE_TEXT'],
+    ['of more than 10,000 values', JSON.stringify({ rows: Array.from({ length: 10_000 }, () => 0) }), 'INPUT_TOO_LARGE'],
+  ])('rejects an outside request whose input is %s, as POST /tasks would refuse it', async (_, input, reason) => {
+    const user = `partner-${reason.toLowerCase()}`;
+    const outcome = await exampleClient(['--user', user, '--key', `limits-${reason}`, '--input', input]);
+    expect(outcome).toMatchObject({ eventType: 'TaskRejected', reason });
+    await platform.consumersCaughtUp();
+    expect(await platform.quota(user)).toMatchObject({ debited: 0 });
+  });
 });

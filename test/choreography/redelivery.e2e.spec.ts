@@ -92,6 +92,6 @@ describe('at-least-once delivery, end to end', () => {
       body: JSON.stringify({ url: 'ftp://example.invalid/x' }),
     });
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ detail: 'url must be an absolute http(s) URL, got "ftp://example.invalid/x"' });
+    expect(await response.json()).toMatchObject({ detail: 'url must be an http(s) URL' });
   });
 });

@@ -41,6 +41,9 @@ export const fastSettings: NodeJS.ProcessEnv = {
   CONSUMER_RETRY_INITIAL: '20ms',
   // The bundled simulator stands in for the model, so its fault switches are allowed.
   MODEL_SIMULATION: 'on',
+  // Test receivers listen on loopback over plain http: the explicit opt-in (the SSRF tests narrow it).
+  WEBHOOK_ALLOW_INSECURE: 'on',
+  WEBHOOK_ALLOWED_TARGETS: '127.0.0.1/32',
 };
 
 /**

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import { exportJWK, generateKeyPair } from 'jose';
 import { localAuthFiles } from '@app/auth';
@@ -10,8 +10,10 @@ import { localAuthFiles } from '@app/auth';
  */
 export async function ensureSigningKeys(stackDir: string): Promise<'made' | 'present'> {
   const files = localAuthFiles(stackDir);
-  if (fs.existsSync(files.jwks) && fs.existsSync(files.privateKey)) return 'present';
   fs.mkdirSync(files.dir, { recursive: true, mode: 0o700 });
+  // The key that seals webhook secrets at rest, made once: a new one would orphan the sealed secrets.
+  if (!fs.existsSync(files.webhookSecretKey)) fs.writeFileSync(files.webhookSecretKey, randomBytes(32).toString('base64'), { mode: 0o600 });
+  if (fs.existsSync(files.jwks) && fs.existsSync(files.privateKey)) return 'present';
   const { publicKey, privateKey } = await generateKeyPair('RS256', { extractable: true });
   const kid = randomUUID();
   const common = { kid, alg: 'RS256', use: 'sig' };

@@ -18,7 +18,13 @@ export function repositoryRoot(): string {
  */
 export function localAuthFiles(stackDir = process.env.STACK_DIR || path.join(repositoryRoot(), '.stack')) {
   const dir = path.join(stackDir, 'auth');
-  return { dir, jwks: path.join(dir, 'jwks.json'), privateKey: path.join(dir, 'signing-key.jwk.json') };
+  return {
+    dir,
+    jwks: path.join(dir, 'jwks.json'),
+    privateKey: path.join(dir, 'signing-key.jwk.json'),
+    /** The key webhook secrets are sealed with at rest (WEBHOOK_SECRET_KEY's local default). */
+    webhookSecretKey: path.join(dir, 'webhook-secret.key'),
+  };
 }
 
 /** The local stack's issuer and audience: what `npm run token` writes and the services expect by default. */

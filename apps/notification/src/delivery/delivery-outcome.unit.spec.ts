@@ -6,20 +6,30 @@ describe('classifying a webhook delivery', () => {
     expect(classifyDelivery({ status: 204 })).toEqual({ delivered: true });
   });
 
-  it.each([500, 502, 503, 408, 429])('tries a %i again', (status) => {
-    expect(classifyDelivery({ status })).toEqual({ delivered: false, retriable: true, error: `the receiver answered ${status}` });
+  it.each([
+    [500, 'http-5xx'],
+    [502, 'http-5xx'],
+    [503, 'http-5xx'],
+    [408, 'http-408'],
+    [429, 'http-429'],
+  ])('tries a %i again, naming it %s', (status, error) => {
+    expect(classifyDelivery({ status })).toEqual({ delivered: false, retriable: true, error });
   });
 
-  it.each([400, 401, 404, 410])('gives up on a %i', (status) => {
-    expect(classifyDelivery({ status })).toMatchObject({ delivered: false, retriable: false });
+  it.each([
+    [400, 'http-4xx'],
+    [401, 'http-4xx'],
+    [410, 'http-4xx'],
+    [302, 'http-3xx'],
+    [307, 'http-3xx'],
+  ])('gives up on a %i (%s): a redirect is never followed', (status, error) => {
+    expect(classifyDelivery({ status })).toEqual({ delivered: false, retriable: false, error });
   });
 
-  it('tries again when nothing answered', () => {
-    expect(classifyDelivery({ error: Object.assign(new Error('t'), { name: 'TimeoutError' }) })).toEqual({
-      delivered: false,
-      retriable: true,
-      error: 'the receiver did not answer in time',
-    });
-    expect(classifyDelivery({ error: new TypeError('fetch failed') })).toMatchObject({ retriable: true, error: 'fetch failed' });
+  it('tries again when nothing answered, but never a destination that is not allowed', () => {
+    expect(classifyDelivery({ failure: 'timeout' })).toEqual({ delivered: false, retriable: true, error: 'timeout' });
+    expect(classifyDelivery({ failure: 'connection-failed' })).toMatchObject({ retriable: true });
+    expect(classifyDelivery({ failure: 'dns-failed' })).toMatchObject({ retriable: true });
+    expect(classifyDelivery({ failure: 'refused-destination' })).toEqual({ delivered: false, retriable: false, error: 'refused-destination' });
   });
 });

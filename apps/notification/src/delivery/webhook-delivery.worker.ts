@@ -5,6 +5,10 @@ import { KNEX } from '@app/database';
 import { causedBy, EventOf } from '@app/events';
 import { addToOutbox, exponentialDelay, WorkerLoop } from '@app/messaging';
 import { NOTIFICATION_CONFIG, NotificationConfig } from '../notification.config';
+import { SecretBox } from '../webhooks/secret-box';
+import { postWebhook } from '../webhooks/webhook-client';
+import { UrlPolicy } from '../webhooks/webhook-url';
+import { WEBHOOK_POLICY } from '../webhooks/webhook-policy.provider';
 import { classifyDelivery, DeliveryOutcome } from './delivery-outcome';
 
 interface Pending {
@@ -16,13 +20,17 @@ interface Pending {
   payload: EventOf<'TaskCompleted'> | EventOf<'TaskFailed'>;
   delivery_attempts: number;
   url: string;
-  secret: string;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_until: Date | null;
 }
 
 /**
  * Delivers pending notifications to their users' webhooks, signed per Standard Webhooks: the
- * `webhook-id` is the outcome event's id, so receivers can deduplicate a redelivery. Failures that
- * may pass are retried with backoff; when delivery ends, one NotificationSent says how the user was told.
+ * `webhook-id` is the outcome event's id, so receivers can deduplicate a redelivery; while a rotated
+ * secret is in its grace period, both the new and the old signature are sent. The destination is
+ * checked when the connection is made (see postWebhook). Failures that may pass are retried with
+ * backoff; when delivery ends, one NotificationSent says how the user was told.
  */
 @Injectable()
 export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -32,6 +40,8 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
   constructor(
     @Inject(KNEX) private readonly knex: Knex,
     @Inject(NOTIFICATION_CONFIG) private readonly config: NotificationConfig,
+    @Inject(WEBHOOK_POLICY) private readonly policy: UrlPolicy,
+    private readonly box: SecretBox,
   ) {
     this.loop = new WorkerLoop(() => this.round(), { name: 'webhooks', pollIntervalMs: config.pollIntervalMs });
   }
@@ -61,7 +71,8 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
         .join('webhooks as w', 'w.user_id', 'n.user_id')
         .where('n.status', 'pending')
         .where('n.next_delivery_at', '<=', trx.fn.now())
-        .select('n.id', 'n.user_id', 'n.outcome', 'n.event_id', 'n.message', 'n.payload', 'n.delivery_attempts', 'w.url', 'w.secret')
+        .select('n.id', 'n.user_id', 'n.outcome', 'n.event_id', 'n.message', 'n.payload', 'n.delivery_attempts', 'w.url')
+        .select('w.secret_sealed', 'w.previous_secret_sealed', 'w.previous_secret_until')
         .orderBy('n.next_delivery_at')
         .limit(limit)
         .forUpdate('n')
@@ -83,23 +94,15 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
       data: { ...n.payload, message: n.message },
     });
     const timestamp = new Date();
-    let outcome: DeliveryOutcome;
-    try {
-      const response = await fetch(n.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'webhook-id': n.event_id,
-          'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-          'webhook-signature': new Webhook(n.secret).sign(n.event_id, timestamp, body),
-        },
-        body,
-        signal: AbortSignal.timeout(this.config.deliveryTimeoutMs),
-      });
-      outcome = classifyDelivery({ status: response.status });
-    } catch (error) {
-      outcome = classifyDelivery({ error });
-    }
+    const secrets = [this.box.open(n.secret_sealed)];
+    if (n.previous_secret_sealed && n.previous_secret_until && new Date(n.previous_secret_until) > timestamp) secrets.push(this.box.open(n.previous_secret_sealed));
+    const headers = {
+      'content-type': 'application/json',
+      'webhook-id': n.event_id,
+      'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+      'webhook-signature': secrets.map((secret) => new Webhook(secret).sign(n.event_id, timestamp, body)).join(' '),
+    };
+    const outcome: DeliveryOutcome = classifyDelivery(await postWebhook(n.url, headers, body, this.config.deliveryTimeoutMs, this.policy));
     await this.record(n, outcome).catch((error) => this.logger.error(`recording delivery ${n.id} failed: ${(error as Error).message}`));
   }
 

@@ -1,9 +1,8 @@
-import { BadRequestException, Body, Controller, Get, Inject, Param, Put, Query } from '@nestjs/common';
-import { randomBytes } from 'node:crypto';
+import { Controller, Get, Inject, Query } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { Caller } from '@app/auth';
 import { KNEX } from '@app/database';
-import { CurrentCaller, optionalInteger, requireMayActFor, requireMayRead, requireObject, requireText } from '@app/service';
+import { CurrentCaller, optionalInteger, requireMayRead, requireText } from '@app/service';
 
 @Controller()
 export class NotificationsController {
@@ -31,23 +30,5 @@ export class NotificationsController {
         deliveredAt: r.delivered_at ? new Date(r.delivered_at).toISOString() : null,
       })),
     };
-  }
-
-  /** Registers (or replaces) the user's webhook; the answer carries the signing secret, once. */
-  @Put('users/:userId/webhook')
-  async registerWebhook(@CurrentCaller() caller: Caller, @Param('userId') userId: string, @Body() body: unknown) {
-    requireText(userId, 'userId', { max: 128 });
-    requireMayActFor(caller, userId);
-    const url = requireText(requireObject(body, 'the request body').url, 'url', { max: 2048 });
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw new BadRequestException(`url must be an absolute http(s) URL, got "${url}"`);
-    }
-    if (!['http:', 'https:'].includes(parsed.protocol)) throw new BadRequestException(`url must be an absolute http(s) URL, got "${url}"`);
-    const secret = `whsec_${randomBytes(24).toString('base64')}`;
-    await this.knex('webhooks').insert({ user_id: userId, url, secret }).onConflict('user_id').merge(['url', 'secret']);
-    return { userId, url, secret };
   }
 }

@@ -1,6 +1,7 @@
 import type { Migration } from '@app/database';
 import { messagingTables, outboxParking } from '@app/messaging';
 import { notificationTables } from './001-notification';
+import { sealedSecrets } from './002-sealed-secrets';
 
 /** In order, the outbox and inbox first; append new migrations, never edit applied ones. */
-export const notificationMigrations: Migration[] = [messagingTables, notificationTables, outboxParking];
+export const notificationMigrations: Migration[] = [messagingTables, notificationTables, outboxParking, sealedSecrets];

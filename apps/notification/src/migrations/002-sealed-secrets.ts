@@ -1,0 +1,28 @@
+import type { Migration } from '@app/database';
+import { loadSecretBox } from '../notification.config';
+
+/**
+ * Webhook secrets sealed at rest (existing ones sealed in place, the clear column dropped), and room
+ * for the secret a rotation replaced, which keeps signing until its grace period ends.
+ */
+export const sealedSecrets: Migration = {
+  name: '002-sealed-secrets',
+  async up(knex) {
+    const box = loadSecretBox();
+    await knex.schema.alterTable('webhooks', (t) => {
+      t.text('secret_sealed');
+      t.text('previous_secret_sealed');
+      t.timestamp('previous_secret_until', { useTz: true });
+    });
+    for (const row of await knex('webhooks').select('user_id', 'secret')) {
+      await knex('webhooks').where({ user_id: row.user_id }).update({ secret_sealed: box.seal(row.secret) });
+    }
+    await knex.schema.alterTable('webhooks', (t) => {
+      t.dropColumn('secret');
+      t.text('secret_sealed').notNullable().alter();
+    });
+  },
+  async down() {
+    throw new Error('002-sealed-secrets cannot be undone: secrets are not written back in clear');
+  },
+};
