@@ -1,8 +1,8 @@
 /**
- * End-to-end latency of a successful task with a model that answers at once: from TaskRequested to
+ * End-to-end latency of a successful task with a model that answers at once: from TaskAccepted to
  * TaskCompleted (both stamped by the tasks service, one clock), p50/p99 over 100 tasks submitted one
  * after another. Beside it, in the same run, the baseline of one bare Kafka hop (kafkajs produce →
- * consume); a successful task crosses Kafka three times on its way to TaskCompleted (TaskRequested → quota,
+ * consume); a successful task crosses Kafka three times on its way to TaskCompleted (TaskAccepted → quota,
  * QuotaDebited → generation, GenerationSucceeded → tasks), each hop a consumer transaction.
  * Run with `npm run bench:e2e` (the stack must be up, the services built).
  */
@@ -50,7 +50,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < tasks; i++) {
       const task = await platform.settled((await platform.submit(`bench-${i % 10}`, { i })).body.taskId);
       const at = (type: string) => Date.parse(task.timeline.find((e: { eventType: string }) => e.eventType === type).occurredAt);
-      latencies.push(at('TaskCompleted') - at('TaskRequested'));
+      latencies.push(at('TaskCompleted') - at('TaskAccepted'));
     }
     latencies.sort((a, b) => a - b);
     const hop = await kafkaHop(platform, 100);

@@ -65,7 +65,7 @@ describe('npm run audit', () => {
     const timeline = await auditCli('--task', ids[0]);
     expect(timeline.code).toBe(0);
     expect(timeline.stdout.split('\n').filter(Boolean).map((line) => line.split(/\s+/)[1])).toEqual([
-      'TaskRequested',
+      'TaskAccepted',
       'QuotaDebited',
       'GenerationStarted',
       'GenerationSucceeded',

@@ -32,7 +32,7 @@ describe('another system publishing TaskRequested and consuming the outcome', ()
     const task = await platform.settled(taskId);
     expect(task.timeline.map((e: { eventType: string; producer: string }) => `${e.eventType}/${e.producer}`).slice(0, 3)).toEqual([
       'TaskRequested/example-producer',
-      'TaskRequested/tasks',
+      'TaskAccepted/tasks',
       'QuotaDebited/quota',
     ]);
 

@@ -16,7 +16,7 @@ describe('each path of a report request, end to end', () => {
 
     // Then
     expect(task).toMatchObject({ state: 'SUCCESS', attempts: 1, reason: null, reportRef: `reports/${body.taskId}.md` });
-    expect(types(task)).toEqual(['TaskRequested', 'QuotaDebited', 'GenerationStarted', 'GenerationSucceeded', 'TaskCompleted', 'NotificationSent']);
+    expect(types(task)).toEqual(['TaskAccepted', 'QuotaDebited', 'GenerationStarted', 'GenerationSucceeded', 'TaskCompleted', 'NotificationSent']);
     expect(await platform.quota('success-user')).toMatchObject({ balance: 1, debited: 1, refunded: 0 });
     expect(fs.readFileSync(path.join(platform.reportsDir, `${body.taskId}.md`), 'utf8')).toContain('numbers');
     const notes = await platform.notifications('success-user');
@@ -30,7 +30,7 @@ describe('each path of a report request, end to end', () => {
 
     expect(task).toMatchObject({ state: 'SUCCESS', attempts: 3 });
     expect(types(task)).toEqual([
-      'TaskRequested',
+      'TaskAccepted',
       'QuotaDebited',
       'GenerationStarted',
       'GenerationRetryScheduled',
@@ -66,7 +66,7 @@ describe('each path of a report request, end to end', () => {
     const task = await platform.settled(body.taskId);
 
     expect(task).toMatchObject({ state: 'COMPENSATED', attempts: 1 });
-    expect(types(task)).toEqual(['TaskRequested', 'QuotaDebited', 'GenerationStarted', 'GenerationFailed', 'QuotaRefunded', 'TaskFailed', 'NotificationSent']);
+    expect(types(task)).toEqual(['TaskAccepted', 'QuotaDebited', 'GenerationStarted', 'GenerationFailed', 'QuotaRefunded', 'TaskFailed', 'NotificationSent']);
     expect(task.timeline.find((e: { eventType: string }) => e.eventType === 'GenerationFailed').data).toMatchObject({ errorClass: 'PERMANENT', errorCode: 'MODEL_REJECTED' });
     expect(await platform.quota('permanent-user')).toMatchObject({ balance: 2, debited: 1, refunded: 1 });
   });
@@ -91,7 +91,7 @@ describe('each path of a report request, end to end', () => {
 
     // Then
     expect(task).toMatchObject({ state: 'FAILED', attempts: 0, reason: 'not enough quota (balance 0)' });
-    expect(types(task)).toEqual(['TaskRequested', 'QuotaRejected', 'TaskFailed', 'NotificationSent']);
+    expect(types(task)).toEqual(['TaskAccepted', 'QuotaRejected', 'TaskFailed', 'NotificationSent']);
     expect(task.timeline.find((e: { eventType: string }) => e.eventType === 'TaskFailed').data).toMatchObject({ compensated: false, errorCode: 'INSUFFICIENT_QUOTA' });
     expect(await platform.quota('poor-user')).toMatchObject({ balance: 0, debited: 2, refunded: 0 });
     expect(await platform.notifications('poor-user')).toHaveLength(3);

@@ -24,8 +24,8 @@ const subscriptions: Record<string, EventType[]> = {
     'QuotaRefunded',
     'NotificationSent',
   ],
-  quota: ['TaskRequested', 'GenerationFailed', 'TaskTimedOut'],
-  generation: ['TaskRequested', 'QuotaDebited', 'QuotaRejected'],
+  quota: ['TaskAccepted', 'GenerationSucceeded', 'GenerationFailed', 'TaskTimedOut'],
+  generation: ['TaskAccepted', 'QuotaDebited', 'QuotaRejected'],
   notification: ['TaskCompleted', 'TaskFailed'],
 };
 

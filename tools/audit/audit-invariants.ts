@@ -7,7 +7,8 @@ export type InvariantName =
   | 'REFUND_AFTER_FAILED_GENERATION'
   | 'USER_LEDGER_BALANCES'
   | 'ONE_NOTIFICATION_PER_OUTCOME'
-  | 'NO_TASK_STUCK_PAST_DEADLINE';
+  | 'NO_TASK_STUCK_PAST_DEADLINE'
+  | 'NO_REFUND_OF_COMPLETED_TASK';
 
 export interface Violation {
   invariant: InvariantName;
@@ -53,7 +54,7 @@ export function timelines(events: DomainEvent[]): { tasks: Map<string, TaskAudit
   }
   for (const task of tasks.values()) {
     task.events.sort((a, b) => a.occurredAt - b.occurredAt);
-    task.requestedAt = task.events.find((e) => e.eventType === 'TaskRequested')?.occurredAt ?? null;
+    task.requestedAt = task.events.find((e) => e.eventType === 'TaskRequested' || e.eventType === 'TaskAccepted')?.occurredAt ?? null;
     task.outcome = (task.events.find((e) => terminalTypes.has(e.eventType))?.eventType as TaskAudit['outcome']) ?? null;
   }
   return { tasks, duplicates };
@@ -89,6 +90,8 @@ export function audit(events: DomainEvent[], now = Date.now(), stuckAfterMs = de
     }
     if (debits.length > 1) violate('ONE_DEBIT_PER_TASK', debits, `task was debited ${debits.length} times`);
     if (refunds.length > 0 && debits.length === 0) violate('NO_REFUND_WITHOUT_DEBIT', refunds, 'task was refunded but never debited');
+    const completed = [...of('GenerationSucceeded'), ...of('TaskCompleted')];
+    if (refunds.length > 0 && completed.length > 0) violate('NO_REFUND_OF_COMPLETED_TASK', [...completed, ...refunds], 'task both completed and refunded');
     if (failures.length > 0 && debits.length > 0 && refunds.length !== 1) {
       violate('REFUND_AFTER_FAILED_GENERATION', [...failures, ...refunds], `failed generation after a debit has ${refunds.length} refunds`);
     }

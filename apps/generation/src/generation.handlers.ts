@@ -11,7 +11,7 @@ export class GenerationHandlers implements HandlerSource {
     // Once the transaction commits, a job may be due: wake the worker rather than wait for its poll.
     const thenWake = (context: HandlerContext) => void context.trx.executionPromise.then(() => this.worker.wake(), () => undefined);
     return {
-      TaskRequested: async (event, context) => {
+      TaskAccepted: async (event, context) => {
         await recordRequest(event, context);
         thenWake(context);
       },

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EventHandlers, HandlerSource } from '@app/messaging';
 import { closeTimedOut } from './handlers/close-timed-out.handler';
 import { debitQuota } from './handlers/debit-quota.handler';
-import { refundQuota } from './handlers/refund-quota.handler';
+import { refundQuota, settleTask } from './handlers/refund-quota.handler';
 import { QUOTA_CONFIG, QuotaConfig } from './quota.config';
 
 @Injectable()
@@ -11,7 +11,8 @@ export class QuotaHandlers implements HandlerSource {
 
   handlers(): EventHandlers {
     return {
-      TaskRequested: (event, context) => debitQuota(event, context, this.config.defaultQuota),
+      TaskAccepted: (event, context) => debitQuota(event, context, this.config.defaultQuota),
+      GenerationSucceeded: settleTask,
       GenerationFailed: (event, context) => refundQuota(event, context, this.config.defaultQuota),
       TaskTimedOut: (event, context) => closeTimedOut(event, context, this.config.defaultQuota),
     };

@@ -1,14 +1,8 @@
-import type { TaskRequested } from './generated/event-types';
-
-/** The service that accepts requests: it issues them (POST /tasks) or adopts outside ones. */
-export const requestAcceptor = 'tasks';
-
 /**
- * Quota and generation act only on requests the tasks service issued or adopted. An outside
- * TaskRequested reaches them through tasks, which alone decides whether its idempotency key was
- * used before — a decision that must be taken in one place, since copies of one request under
- * different taskIds land on different partitions and reach each consumer in its own order.
+ * The service that accepts requests: it issues them (POST /tasks) or adopts outside ones, and alone
+ * writes TaskAccepted. Quota and generation act on TaskAccepted only, never on an outside
+ * TaskRequested: whether an idempotency key was used before is decided in one place, since copies of
+ * one request under different taskIds land on different partitions and reach each consumer in its
+ * own order — and on Kafka, only the tasks principal may write `task-accepted`.
  */
-export function isAcceptedRequest(event: TaskRequested): boolean {
-  return event.producer === requestAcceptor;
-}
+export const requestAcceptor = 'tasks';

@@ -1,14 +1,13 @@
 import type { Knex } from 'knex';
-import { EventOf, isAcceptedRequest } from '@app/events';
+import { EventOf } from '@app/events';
 import type { HandlerContext } from '@app/messaging';
 
 /**
- * Generation keeps its own copy of what a task asks for (from TaskRequested) and of its go-ahead
+ * Generation keeps its own copy of what a task asks for (from TaskAccepted) and of its go-ahead
  * (QuotaDebited) or refusal (QuotaRejected). Request and debit together make the job due, whichever
  * comes second; a refusal closes it, so it never waits for a debit that will not come.
  */
-export async function recordRequest(event: EventOf<'TaskRequested'>, { trx }: HandlerContext): Promise<void> {
-  if (!isAcceptedRequest(event)) return; // an outside request: tasks adopts it, or not
+export async function recordRequest(event: EventOf<'TaskAccepted'>, { trx }: HandlerContext): Promise<void> {
   await upsertJob(trx, event, { report_type: event.reportType, input: event.input, request_event_id: event.eventId });
 }
 

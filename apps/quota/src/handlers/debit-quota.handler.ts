@@ -1,4 +1,4 @@
-import { causedBy, EventOf, isAcceptedRequest } from '@app/events';
+import { causedBy, EventOf } from '@app/events';
 import type { HandlerContext } from '@app/messaging';
 import { ledgerEntry, lockAccount } from '../ledger/quota-account';
 
@@ -7,8 +7,7 @@ import { ledgerEntry, lockAccount } from '../ledger/quota-account';
  * (QuotaRejected, a business refusal and so an event, never retried). The decision is kept in the
  * ledger, so a second request for the same task gets no second decision.
  */
-export async function debitQuota(event: EventOf<'TaskRequested'>, { trx, publish }: HandlerContext, defaultQuota: number): Promise<void> {
-  if (!isAcceptedRequest(event)) return; // an outside request: tasks adopts it, or not
+export async function debitQuota(event: EventOf<'TaskAccepted'>, { trx, publish }: HandlerContext, defaultQuota: number): Promise<void> {
   const account = await lockAccount(trx, event.userId, defaultQuota);
   if ((await ledgerEntry(trx, event.taskId, 'debit')) || (await ledgerEntry(trx, event.taskId, 'rejection'))) return;
   if (account.balance < 1) {

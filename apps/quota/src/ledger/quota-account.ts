@@ -7,7 +7,7 @@ export interface QuotaSummary {
   refunded: number;
 }
 
-export type LedgerKind = 'grant' | 'debit' | 'refund' | 'rejection';
+export type LedgerKind = 'grant' | 'debit' | 'refund' | 'rejection' | 'settled';
 
 /**
  * Creates the user's account on first sight (with its default grant) and locks it for the rest of

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { KNEX } from '@app/database';
-import { DomainEvent, newEvent } from '@app/events';
+import { causedBy, DomainEvent, EventOf, newEvent, requestAcceptor } from '@app/events';
 import { addToOutbox, republish, WorkerLoop } from '@app/messaging';
 import { applyToTask } from '../projection/apply-to-task';
 import { terminalStates } from '../task-state/task-state';
@@ -59,7 +59,10 @@ export class TaskDeadlineWatcher implements OnApplicationBootstrap, BeforeApplic
       const tasks: OpenTask[] = await this.openTasks(trx).where('created_at', '<', cutoff).whereNull('republished_at');
       for (const task of tasks) {
         const request = await acceptedRequestOf(trx, task.task_id);
-        if (request) await republish(trx, request);
+        if (request) {
+          await republish(trx, request);
+          await applyToTask(trx, request, (event) => addToOutbox(trx, event));
+        }
         await trx('tasks').where({ task_id: task.task_id }).update({ republished_at: trx.fn.now() });
         this.stats.republished++;
         this.logger.warn(`task ${task.task_id} has no outcome past the deadline: ${request ? 'its request is published again' : 'no request of it is known'}`);
@@ -89,8 +92,16 @@ export class TaskDeadlineWatcher implements OnApplicationBootstrap, BeforeApplic
   }
 }
 
-/** The request the tasks service accepted for the task, as its timeline holds it. */
+/**
+ * The request the tasks service accepted for the task, as its timeline holds it. A task accepted
+ * under the old scheme (its request written to task-requested by tasks itself) has no TaskAccepted:
+ * it gets one now, caused by that request, which is in our own timeline.
+ */
 async function acceptedRequestOf(trx: Knex.Transaction, taskId: string): Promise<DomainEvent | undefined> {
-  const row = await trx('task_timeline').where({ task_id: taskId, event_type: 'TaskRequested', producer: 'tasks' }).orderBy('id').first();
-  return row?.payload as DomainEvent | undefined;
+  const accepted = await trx('task_timeline').where({ task_id: taskId, event_type: 'TaskAccepted' }).orderBy('id').first();
+  if (accepted) return accepted.payload as DomainEvent;
+  const legacy = await trx('task_timeline').where({ task_id: taskId, event_type: 'TaskRequested', producer: requestAcceptor }).orderBy('id').first();
+  if (!legacy) return undefined;
+  const request = legacy.payload as EventOf<'TaskRequested'>;
+  return causedBy(request, 'TaskAccepted', { idempotencyKey: request.idempotencyKey, reportType: request.reportType, input: request.input }, requestAcceptor);
 }

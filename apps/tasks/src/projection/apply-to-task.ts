@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { causedBy, DomainEvent, TaskRequested } from '@app/events';
+import { causedBy, DomainEvent, TaskAccepted, TaskRequested } from '@app/events';
 import { attemptsOf, evolve, noFacts, outcomeOf, reasonOf, stateOf, TaskFacts } from '../task-state/task-state';
 
 type Publish = (event: DomainEvent) => Promise<void>;
@@ -33,7 +33,7 @@ export async function applyToTask(trx: Knex.Transaction, event: DomainEvent, pub
     report_ref: facts.reportRef,
     updated_at: trx.fn.now(),
   };
-  if (event.eventType === 'TaskRequested') Object.assign(changes, requestDetails(event));
+  if (event.eventType === 'TaskRequested' || event.eventType === 'TaskAccepted') Object.assign(changes, requestDetails(event));
 
   const outcome = outcomeOf(facts);
   if (outcome && !task.outcome_event_id) {
@@ -46,7 +46,7 @@ export async function applyToTask(trx: Knex.Transaction, event: DomainEvent, pub
   await trx('tasks').where({ task_id: event.taskId }).update(changes);
 }
 
-function requestDetails(event: TaskRequested) {
+function requestDetails(event: TaskRequested | TaskAccepted) {
   return { report_type: event.reportType, input: event.input, idempotency_key: event.idempotencyKey };
 }
 

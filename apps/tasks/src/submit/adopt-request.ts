@@ -1,4 +1,4 @@
-import { causedBy, EventOf, isAcceptedRequest, requestAcceptor } from '@app/events';
+import { causedBy, EventOf, requestAcceptor } from '@app/events';
 import type { HandlerContext } from '@app/messaging';
 import { applyToTask } from '../projection/apply-to-task';
 import { TasksConfig } from '../tasks.config';
@@ -20,17 +20,17 @@ function parsedInput(input: string): Record<string, unknown> | undefined {
 }
 
 /**
- * A TaskRequested: ours (issued by POST /tasks, or adopted) joins its task; an outside one is
- * adopted — its accepted copy, produced by tasks, is what quota and generation act on — unless its
- * idempotency key was used before: the same request under another taskId is a DUPLICATE, other
- * content under the same key is KEY_REUSED; an input past the limits of POST /tasks is refused by
- * its code (INPUT_TOO_DEEP, INPUT_TOO_LARGE, UNSTORABLE_TEXT, SIMULATION_OFF), and so is a user with
- * too many unfinished tasks (TOO_MANY_OPEN_TASKS); each is answered with TaskRejected.
+ * An outside TaskRequested is adopted — its TaskAccepted, written by tasks alone, is what quota and
+ * generation act on — unless its idempotency key was used before: the same request under another
+ * taskId is a DUPLICATE, other content under the same key is KEY_REUSED; an input past the limits of
+ * POST /tasks is refused by its code (INPUT_TOO_DEEP, INPUT_TOO_LARGE, UNSTORABLE_TEXT,
+ * SIMULATION_OFF), and so is a user with too many unfinished tasks (TOO_MANY_OPEN_TASKS); each is
+ * answered with TaskRejected. Nothing in the payload is taken on trust: a request for a task that
+ * already exists changes nothing, whoever it claims to come from.
  */
 export async function handleTaskRequested(event: EventOf<'TaskRequested'>, context: HandlerContext, config: TasksConfig): Promise<void> {
   const { trx, publish } = context;
-  if (isAcceptedRequest(event)) return applyToTask(trx, event, publish);
-  if (await trx('tasks').where({ task_id: event.taskId }).first()) return applyToTask(trx, event, publish); // the same request again
+  if (await trx('tasks').where({ task_id: event.taskId }).first()) return acceptLegacyRequest(event, context);
 
   const reject = (reason: string) => publish(causedBy(event, 'TaskRejected', { reason, idempotencyKey: event.idempotencyKey }, requestAcceptor));
   const input = parsedInput(event.input);
@@ -47,7 +47,23 @@ export async function handleTaskRequested(event: EventOf<'TaskRequested'>, conte
     if (earlier) return reject(earlier.request_hash === hash ? 'DUPLICATE' : 'KEY_REUSED');
   }
   await applyToTask(trx, event, publish);
-  const accepted = causedBy(event, 'TaskRequested', { idempotencyKey: event.idempotencyKey, reportType: event.reportType, input: event.input }, requestAcceptor);
+  const accepted = causedBy(event, 'TaskAccepted', { idempotencyKey: event.idempotencyKey, reportType: event.reportType, input: event.input }, requestAcceptor);
   await publish(accepted);
   await applyToTask(trx, accepted, publish);
+}
+
+/**
+ * The upgrade from the scheme where tasks wrote accepted requests to `task-requested`: such a request
+ * is already in its task's timeline (tasks applied it when it wrote it), yet quota and generation now
+ * act on TaskAccepted only. Seeing it come back, tasks accepts it once more, on `task-accepted`. What
+ * identifies it is our own timeline holding this very event, never a field of the payload.
+ */
+async function acceptLegacyRequest(event: EventOf<'TaskRequested'>, { trx, publish }: HandlerContext): Promise<void> {
+  const timeline = await trx('task_timeline').where({ task_id: event.taskId }).select('event_id', 'event_type');
+  const ownRequest = timeline.some((e) => e.event_id === event.eventId);
+  const accepted = timeline.some((e) => e.event_type === 'TaskAccepted');
+  if (!ownRequest || accepted) return;
+  const acceptance = causedBy(event, 'TaskAccepted', { idempotencyKey: event.idempotencyKey, reportType: event.reportType, input: event.input }, requestAcceptor);
+  await publish(acceptance);
+  await applyToTask(trx, acceptance, publish);
 }

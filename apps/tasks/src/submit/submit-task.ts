@@ -26,7 +26,7 @@ const route = 'POST /tasks';
 const lockNotAvailable = '55P03';
 
 /**
- * POST /tasks under an Idempotency-Key: the key row, the task row and the TaskRequested outbox row
+ * POST /tasks under an Idempotency-Key: the key row, the task row and the TaskAccepted outbox row
  * commit in one transaction, so a request that fails leaves nothing behind. A request with a key
  * that another request is still holding waits for it (up to the lock timeout, then 409) and then
  * replays its answer; the same key with other content is a 422. Each request takes a token from the
@@ -45,15 +45,15 @@ export async function submitTask(knex: Knex, config: TasksConfig, key: string, s
       await lockUser(trx, submission.userId);
       if ((await openTasksOf(trx, submission.userId)) >= config.userMaxOpenTasks) throw tooManyOpenTasks(submission.userId, config.userMaxOpenTasks);
 
-      const requested = newEvent(
-        'TaskRequested',
+      const accepted = newEvent(
+        'TaskAccepted',
         { idempotencyKey: key, reportType: submission.reportType, input: JSON.stringify(submission.input) },
         { taskId, userId: submission.userId, correlationId: randomUUID(), causationId: null },
         'tasks',
       );
       const publish = (event: Parameters<typeof addToOutbox>[1]) => addToOutbox(trx, event);
-      await publish(requested);
-      await applyToTask(trx, requested, publish);
+      await publish(accepted);
+      await applyToTask(trx, accepted, publish);
       const body = { taskId, state: 'QUEUED', userId: submission.userId, reportType: submission.reportType };
       await trx('idempotency_keys').where(scope).update({ response_status: HttpStatus.ACCEPTED, response_body: JSON.stringify(body) });
       return { status: HttpStatus.ACCEPTED, body, replayed: false };

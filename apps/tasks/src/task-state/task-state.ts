@@ -52,6 +52,7 @@ export const noFacts: TaskFacts = {
 export function evolve(facts: TaskFacts, event: DomainEvent): TaskFacts {
   switch (event.eventType) {
     case 'TaskRequested':
+    case 'TaskAccepted':
       return { ...facts, requested: true };
     case 'QuotaDebited':
       return { ...facts, debited: true };

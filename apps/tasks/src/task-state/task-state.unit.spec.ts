@@ -5,7 +5,7 @@ import { attemptsOf, evolve, noFacts, outcomeOf, reasonOf, stateOf, TaskState, t
 const origin = { taskId: randomUUID(), userId: 'u1', correlationId: randomUUID(), causationId: null };
 const e = <T extends EventType>(type: T, body: EventBody<T>) => newEvent(type, body, origin, 'test') as DomainEvent;
 
-const requested = e('TaskRequested', { idempotencyKey: 'k', reportType: 'summary', input: '{}' });
+const requested = e('TaskAccepted', { idempotencyKey: 'k', reportType: 'summary', input: '{}' });
 const debited = e('QuotaDebited', { amount: 1, balanceAfter: 9 });
 const rejected = e('QuotaRejected', { reason: 'INSUFFICIENT_QUOTA', balance: 0 });
 const timedOut = e('TaskTimedOut', { reason: 'no outcome within 1200 s' });

@@ -1,7 +1,7 @@
 // Generated from schemas/*.avsc by `npm run codegen`; do not edit. A unit test fails when it drifts.
 import type { Envelope } from '../envelope';
 
-export const eventTypes = ['GenerationFailed', 'GenerationRetryScheduled', 'GenerationStarted', 'GenerationSucceeded', 'NotificationSent', 'QuotaDebited', 'QuotaRefunded', 'QuotaRejected', 'TaskCompleted', 'TaskFailed', 'TaskRejected', 'TaskRequested', 'TaskTimedOut'] as const;
+export const eventTypes = ['GenerationFailed', 'GenerationRetryScheduled', 'GenerationStarted', 'GenerationSucceeded', 'NotificationSent', 'QuotaDebited', 'QuotaRefunded', 'QuotaRejected', 'TaskAccepted', 'TaskCompleted', 'TaskFailed', 'TaskRejected', 'TaskRequested', 'TaskTimedOut'] as const;
 export type EventType = (typeof eventTypes)[number];
 
 /** A permanent error, or the retries are spent. Triggers the quota refund. */
@@ -61,6 +61,15 @@ export interface QuotaRejected extends Envelope<'QuotaRejected'> {
   balance: number;
 }
 
+/** The platform accepted a request: from POST /tasks, or an outside TaskRequested the tasks service adopted (its causationId is then the outside eventId). The only event that starts work; only the tasks service writes it. */
+export interface TaskAccepted extends Envelope<'TaskAccepted'> {
+  /** The submitter's key, scoped per user. */
+  idempotencyKey: null | string;
+  reportType: string;
+  /** The report's input as a JSON object text. */
+  input: string;
+}
+
 /** Terminal success of a task. */
 export interface TaskCompleted extends Envelope<'TaskCompleted'> {
   reportRef: string;
@@ -81,7 +90,7 @@ export interface TaskRejected extends Envelope<'TaskRejected'> {
   idempotencyKey: null | string;
 }
 
-/** A user asked for a report. Published by the tasks service (POST /tasks) or by any outside producer. */
+/** An outside system asks for a report (the ingress). The tasks service adopts it into a TaskAccepted, or answers TaskRejected. */
 export interface TaskRequested extends Envelope<'TaskRequested'> {
   /** The submitter's key, scoped per user. */
   idempotencyKey: null | string;
@@ -105,6 +114,7 @@ export type DomainEvent =
   | QuotaDebited
   | QuotaRefunded
   | QuotaRejected
+  | TaskAccepted
   | TaskCompleted
   | TaskFailed
   | TaskRejected
