@@ -22,7 +22,18 @@ export const sealedSecrets: Migration = {
       t.text('secret_sealed').notNullable().alter();
     });
   },
-  async down() {
-    throw new Error('002-sealed-secrets cannot be undone: secrets are not written back in clear');
+  /** Back to the code before it, which reads secrets in clear: they are opened again (and the rotated-out one is dropped). */
+  async down(knex) {
+    const box = loadSecretBox();
+    await knex.schema.alterTable('webhooks', (t) => t.text('secret'));
+    for (const row of await knex('webhooks').select('user_id', 'secret_sealed')) {
+      await knex('webhooks').where({ user_id: row.user_id }).update({ secret: box.open(row.secret_sealed) });
+    }
+    await knex.schema.alterTable('webhooks', (t) => {
+      t.dropColumn('secret_sealed');
+      t.dropColumn('previous_secret_sealed');
+      t.dropColumn('previous_secret_until');
+      t.text('secret').notNullable().alter();
+    });
   },
 };
