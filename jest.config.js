@@ -9,7 +9,7 @@ const base = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: { '^@app/(.*)$': '<rootDir>/libs/$1/src' },
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.stack/'],
-  setupFiles: ['<rootDir>/test/support/quiet-logs.ts'],
+  setupFiles: ['<rootDir>/test/support/quiet-logs.ts', '<rootDir>/test/support/kafka-as-admin.ts'],
 };
 
 const needsStack = { globalSetup: '<rootDir>/test/support/global-setup.ts' };

@@ -7,15 +7,27 @@
  * Publishes one TaskRequested (Avro, the registry's latest schema of `task-requested-value`, key =
  * taskId), then reads the outcome topics until this task's TaskCompleted, TaskFailed or TaskRejected
  * arrives, and prints it as one JSON line. KAFKA_BROKERS, SCHEMA_REGISTRY_URL and TOPIC_PREFIX as for
- * the services.
+ * the services; it connects as the `external` principal with KAFKA_USERNAME and KAFKA_PASSWORD
+ * (SCRAM-SHA-512; `npm run -s kafka:credentials -- external` prints them for the local stack), over
+ * TLS with KAFKA_SSL=on and KAFKA_SSL_CA. Its consumer groups start with `external-`, as its ACLs ask.
  */
 import { randomUUID } from 'node:crypto';
-import { Kafka, logLevel } from 'kafkajs';
+import { readFileSync } from 'node:fs';
+import { Kafka, KafkaConfig, logLevel } from 'kafkajs';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 
 const brokers = (process.env.KAFKA_BROKERS || '127.0.0.1:19092').split(',');
 const registryUrl = process.env.SCHEMA_REGISTRY_URL || 'http://127.0.0.1:18081/apis/ccompat/v7';
 const prefix = process.env.TOPIC_PREFIX || '';
+
+/** SASL/SCRAM credentials and TLS, from the environment. */
+function security(): Pick<KafkaConfig, 'sasl' | 'ssl'> {
+  const { KAFKA_USERNAME: username, KAFKA_PASSWORD: password, KAFKA_SSL, KAFKA_SSL_CA } = process.env;
+  return {
+    ...(username && password ? { sasl: { mechanism: 'scram-sha-512' as const, username, password } } : {}),
+    ...(KAFKA_SSL === 'on' || KAFKA_SSL_CA ? { ssl: KAFKA_SSL_CA ? { ca: [readFileSync(KAFKA_SSL_CA, 'utf8')] } : true } : {}),
+  };
+}
 
 function argument(name: string): string | undefined {
   const at = process.argv.indexOf(`--${name}`);
@@ -50,7 +62,7 @@ async function publishRequest(kafka: Kafka, registry: SchemaRegistry, request: {
 
 /** Deliveries are at least once: an outcome is recognised by taskId, a repeat by its eventId. */
 async function awaitOutcome(kafka: Kafka, registry: SchemaRegistry, taskId: string): Promise<Record<string, unknown>> {
-  const consumer = kafka.consumer({ groupId: `example-${randomUUID()}` });
+  const consumer = kafka.consumer({ groupId: `${prefix}external-example-${randomUUID()}` });
   await consumer.connect();
   await consumer.subscribe({ topics: ['task-completed', 'task-failed', 'task-rejected'].map((t) => `${prefix}${t}`), fromBeginning: true });
   const outcome = await new Promise<Record<string, unknown>>((resolve) => {
@@ -70,7 +82,7 @@ async function main(): Promise<void> {
   const key = argument('key');
   if (!userId || !key) throw new Error('usage: request-report.ts --user <userId> --key <idempotencyKey> [--input <json>] [--task-id <uuid>]');
   const taskId = argument('task-id') ?? randomUUID();
-  const kafka = new Kafka({ clientId: 'example', brokers, logLevel: logLevel.ERROR });
+  const kafka = new Kafka({ clientId: 'example', brokers, logLevel: logLevel.ERROR, ...security() });
   const registry = new SchemaRegistry({ host: registryUrl });
   await publishRequest(kafka, registry, { taskId, userId, key, input: argument('input') ?? '{}' });
   const outcome = await awaitOutcome(kafka, registry, taskId);

@@ -27,7 +27,8 @@ describe('a service booting while the broker does not answer', () => {
   });
 
   it('answers 503 naming what it waits for while the broker is paused, and joins its group once it answers', async () => {
-    // Given a paused broker
+    // Given the world's topics and ACLs (made by an administrator, as always), and a paused broker
+    await env.provision();
     process.kill(brokerPid(), 'SIGSTOP');
 
     // When the quota service boots

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
+import { localKafkaEnv } from '@app/messaging';
 import { Platform } from './support/platform';
 
 const run = promisify(execFile);
@@ -16,7 +17,7 @@ describe('another system publishing TaskRequested and consuming the outcome', ()
   async function exampleClient(args: string[]): Promise<Record<string, any>> {
     const { stdout } = await run(process.execPath, ['-r', 'ts-node/register', 'examples/request-report.ts', ...args], {
       cwd: root,
-      env: { ...process.env, TOPIC_PREFIX: platform.env.topicPrefix, TS_NODE_TRANSPILE_ONLY: 'true' },
+      env: { ...process.env, ...localKafkaEnv('external'), TOPIC_PREFIX: platform.env.topicPrefix, TS_NODE_TRANSPILE_ONLY: 'true' },
       timeout: 90_000,
     });
     return JSON.parse(stdout);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { createKnex } from '@app/database';
-import { addToOutbox } from '@app/messaging';
+import { addToOutbox, localKafkaEnv } from '@app/messaging';
 import { RunningService, startService, stopService, waitForHealth } from '../../tools/run/service-process';
 import { MessagingWorld, taskRequested } from '../support/messaging-world';
 import { TopicReader } from '../support/topic-reader';
@@ -16,7 +16,8 @@ describe('the outbox relay when its process dies', () => {
   const topic = () => world.codec.topicFor('TaskRequested');
 
   const startQuota = async () => {
-    const service = startService('quota', await freePort(), { ...world.env.serviceEnv('quota'), OUTBOX_POLL_INTERVAL: '100ms' });
+    // As admin: these tests put TaskRequested rows in quota's outbox, which quota's own principal may not write.
+    const service = startService('quota', await freePort(), { ...world.env.serviceEnv('quota'), ...localKafkaEnv('admin'), OUTBOX_POLL_INTERVAL: '100ms' });
     running.push(service);
     await waitForHealth(service);
     return service;

@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { defaults } from '@app/config';
 import { createKnex, ensureDatabase, migrateToLatest } from '@app/database';
-import { DomainEvent, eventTypes, newEvent } from '@app/events';
+import { DomainEvent, newEvent } from '@app/events';
 import {
   ConsumerRunner,
   createKafka,
-  ensureTopics,
   EventCodec,
   EventHandlers,
   messagingTables,
@@ -45,7 +44,7 @@ export class MessagingWorld {
     await ensureDatabase(this.databaseUrl);
     await migrateToLatest(this.db, [messagingTables, outboxParking]);
     await createEffectsTable(this.db);
-    await ensureTopics(this.kafka, eventTypes.map((type) => ({ topic: this.codec.topicFor(type) })));
+    await this.env.provision(); // every event topic, the services' dead letters, and the principals' ACLs
     return this;
   }
 
@@ -66,6 +65,7 @@ export class MessagingWorld {
       maxAttempts: options.maxAttempts ?? 3,
       retryBackoff: { initialMs: 20, maxMs: 100, jitter: 0.2 },
       topicPartitions: 3,
+      createTopics: true,
     });
     await runner.start();
     this.closers.push(() => runner.stop());

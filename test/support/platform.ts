@@ -67,6 +67,7 @@ export class Platform {
   }
 
   async start(): Promise<this> {
+    await this.env.provision();
     await this.startApp('model-simulator', await freePort());
     for (const name of serviceNames) this.apps.set(name, startService(name, await freePort(), this.envFor(name)));
     await Promise.all(serviceNames.map((name) => waitForHealth(this.apps.get(name)!)));

@@ -1,5 +1,6 @@
 import { defaults, ServiceName } from '@app/config';
 import { dropDatabase } from '@app/database';
+import { createKafka, localKafkaEnv, provisionTopicsAndAcls } from '@app/messaging';
 import { uniqueSuffix } from './unique';
 
 /**
@@ -17,12 +18,23 @@ export class TestEnv {
     return url.toString();
   }
 
-  /** Environment for a service process started in this world. */
+  /** Environment for a service process started in this world: its prefix, its database, its own Kafka principal. */
   serviceEnv(service: ServiceName): NodeJS.ProcessEnv {
-    return { TOPIC_PREFIX: this.topicPrefix, [`${service.toUpperCase()}_DATABASE_URL`]: this.databaseUrl(service) };
+    return { TOPIC_PREFIX: this.topicPrefix, [`${service.toUpperCase()}_DATABASE_URL`]: this.databaseUrl(service), ...localKafkaEnv(service) };
+  }
+
+  /** This world's topics and every principal's ACLs on them, made as admin (as stack:up does for no prefix). */
+  async provision(): Promise<void> {
+    await provisionTopicsAndAcls(createKafka('test-provisioning', [defaults.kafkaBrokers], { sasl: undefined, ...adminSasl() }), this.topicPrefix);
   }
 
   async dropDatabases(services: readonly ServiceName[]): Promise<void> {
     for (const service of services) await dropDatabase(this.databaseUrl(service));
   }
+}
+
+/** The admin's credentials on the local stack, whatever principal the test process runs as. */
+function adminSasl() {
+  const env = localKafkaEnv('admin');
+  return env.KAFKA_USERNAME ? { sasl: { mechanism: 'scram-sha-512' as const, username: env.KAFKA_USERNAME, password: env.KAFKA_PASSWORD } } : {};
 }

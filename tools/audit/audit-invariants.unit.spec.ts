@@ -83,4 +83,11 @@ describe('the audit of what was published', () => {
     expect(report.violations).toEqual([expect.objectContaining({ invariant: 'NO_TASK_STUCK_PAST_DEADLINE', subject: stuck.taskId })]);
     expect(report.inFlight.map((t) => t.taskId).sort()).toEqual([stuck.taskId, young.taskId].sort());
   });
+
+  it('flags a task both completed and refunded', () => {
+    const both = flow('u7');
+    const [succeeded, refunded] = [both.succeeded(), both.refunded()];
+    const report = audit([both.requested(), both.debited(), succeeded, both.completed(), refunded], 100);
+    expect(report.violations).toContainEqual(expect.objectContaining({ invariant: 'NO_REFUND_OF_COMPLETED_TASK', subject: both.taskId }));
+  });
 });

@@ -17,12 +17,13 @@ export async function readAllEvents(kafka: Kafka, codec: EventCodec, onProgress?
     topics,
     async ({ topic, partition, message }) => {
       try {
-        result.events.push(await codec.decode(message.value));
+        result.events.push(await codec.decode(message.value, codec.typeOfTopic(topic)));
       } catch (error) {
         result.undecodable.push({ topic, partition, offset: message.offset, error: (error as Error).message });
       }
     },
     onProgress,
+    `${codec.topicPrefix}auditor-`,
   );
   return result;
 }

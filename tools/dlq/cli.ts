@@ -4,7 +4,7 @@ import { exitCodeOf, timeArgument } from '../cli/arguments';
 import * as os from 'node:os';
 import { loadServiceConfig, serviceNames } from '@app/config';
 import { createKnex } from '@app/database';
-import { createKafka, listParkedRows, releaseParkedRows } from '@app/messaging';
+import { createKafka, listParkedRows, localKafkaEnv, releaseParkedRows } from '@app/messaging';
 import { DeadLetter, DeadLetterFilter, matches, readDeadLetters } from './dead-letter-store';
 import { redrive } from './redrive';
 
@@ -13,6 +13,8 @@ import { redrive } from './redrive';
  * `parked | release-parked`: the outbox rows a relay parked because the broker refused their size.
  */
 Logger.overrideLogger(['error']);
+// Re-drives write any event topic and read every dead letter: the admin's work (or the console's, named in the environment).
+if (!process.env.KAFKA_USERNAME) Object.assign(process.env, localKafkaEnv('admin'));
 const config = loadServiceConfig('tasks');
 const kafka = createKafka('dlq', config.kafkaBrokers);
 

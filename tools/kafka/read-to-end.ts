@@ -10,13 +10,15 @@ export interface ReadMessage {
 /**
  * Reads topics from their first offset to the end they had when the read began, with a throwaway
  * consumer group of its own (deleted afterwards): no service's group is touched. Topics that do not
- * exist are skipped.
+ * exist are skipped. The group's name starts with `groupPrefix`, which the reader's principal must
+ * be allowed (the auditor's groups start with `auditor-`).
  */
 export async function readToEnd(
   kafka: Kafka,
   topics: string[],
   onMessage: (read: ReadMessage) => Promise<void> | void,
   onProgress: (read: number, total: number) => void = () => undefined,
+  groupPrefix = 'reader-',
 ): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
@@ -27,7 +29,7 @@ export async function readToEnd(
     for (const p of await admin.fetchTopicOffsets(topic)) if (Number(p.high) > Number(p.low)) ends.set(`${topic}:${p.partition}`, Number(p.high));
   }
   const total = [...ends.values()].reduce((sum, end) => sum + end, 0);
-  const groupId = `reader-${randomUUID()}`;
+  const groupId = `${groupPrefix}${randomUUID()}`;
   const consumer = kafka.consumer({ groupId });
   let read = 0;
   try {

@@ -2,8 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { kafkaAnswers as kafkaBrokersAnswer } from '@app/messaging';
+import { kafkaAnswers as kafkaBrokersAnswer, localKafkaCredentials } from '@app/messaging';
 import { kafkaLibs } from './artifacts';
+import { BrokerSecrets, ensureBrokerSecrets, scramFormatArguments, secureFormatMarker, securityProperties } from './kafka-security';
 import { managed, ManagedProcess, runningPid, startDetached, StackError, stopManaged, waitUntilReady } from './processes';
 import { kafkaBrokers, StackConfig } from './stack.config';
 import { requireCommand } from './toolchain';
@@ -12,18 +13,18 @@ export function kafkaProcess(config: StackConfig): ManagedProcess {
   return managed(config.runDir, config.logsDir, 'kafka');
 }
 
-/** One KRaft node acting as broker and controller; internal topics need replication factor 1. */
-function serverProperties(config: StackConfig, dataDir: string): string {
-  const { host, port, controllerPort } = config.kafka;
+/**
+ * One KRaft node acting as broker and controller; internal topics need replication factor 1. Every
+ * listener authenticates (SCRAM-SHA-512 for clients, PLAIN for the controller) and ACLs are enforced.
+ */
+function serverProperties(config: StackConfig, dataDir: string, secrets: BrokerSecrets): string {
+  const { host, port, controllerPort, tlsPort } = config.kafka;
   const settings: Record<string, string | number | boolean> = {
     'process.roles': 'broker,controller',
     'node.id': 1,
     'controller.quorum.voters': `1@${host}:${controllerPort}`,
-    listeners: `PLAINTEXT://${host}:${port},CONTROLLER://${host}:${controllerPort}`,
-    'advertised.listeners': `PLAINTEXT://${host}:${port}`,
     'controller.listener.names': 'CONTROLLER',
-    'inter.broker.listener.name': 'PLAINTEXT',
-    'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    ...securityProperties(secrets, host, { client: port, controller: controllerPort, tls: tlsPort }),
     'log.dirs': dataDir,
     'num.partitions': 3,
     'auto.create.topics.enable': false,
@@ -50,18 +51,28 @@ function javaClasspathArgs(config: StackConfig): string[] {
   ];
 }
 
-/** Formats the storage once; the meta.properties file marks a formatted directory. */
-function ensureFormatted(config: StackConfig, propertiesFile: string, dataDir: string): void {
-  if (fs.existsSync(path.join(dataDir, 'meta.properties'))) return;
+/**
+ * Formats the storage once, with every principal's SCRAM credential (KRaft keeps them in the metadata
+ * log; kafkajs cannot create users). A storage formatted before principals existed is formatted
+ * again: the local stack's topics are test and demo data.
+ */
+function ensureFormatted(config: StackConfig, propertiesFile: string, dataDir: string, secrets: BrokerSecrets): void {
+  const marker = secureFormatMarker(dataDir);
+  if (fs.existsSync(path.join(dataDir, 'meta.properties')) && fs.existsSync(marker)) return;
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.mkdirSync(dataDir, { recursive: true });
   const java = requireCommand('java', 'default-jre-headless');
   const clusterId = randomBytes(16).toString('base64url');
-  execFileSync(java, [...javaClasspathArgs(config), 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propertiesFile], {
+  execFileSync(java, [...javaClasspathArgs(config), 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propertiesFile, ...scramFormatArguments(secrets)], {
     stdio: 'ignore',
   });
+  fs.writeFileSync(marker, new Date().toISOString());
 }
 
+/** The broker answers the admin (the stack's own check, whatever credentials the caller's environment holds). */
 export function kafkaAnswers(config: StackConfig): Promise<boolean> {
-  return kafkaBrokersAnswer([kafkaBrokers(config)]);
+  const admin = localKafkaCredentials('admin', config.stackDir);
+  return kafkaBrokersAnswer([kafkaBrokers(config)], 2000, admin ? { sasl: { mechanism: 'scram-sha-512', ...admin }, ssl: undefined } : {});
 }
 
 export async function startKafka(config: StackConfig): Promise<'started' | 'already up'> {
@@ -75,9 +86,10 @@ export async function startKafka(config: StackConfig): Promise<'started' | 'alre
   const propertiesFile = path.join(config.stackDir, 'run', 'kafka.properties');
   fs.mkdirSync(dataDir, { recursive: true });
   fs.mkdirSync(path.dirname(propertiesFile), { recursive: true });
-  fs.writeFileSync(propertiesFile, serverProperties(config, dataDir));
+  const secrets = ensureBrokerSecrets(config.stackDir);
+  fs.writeFileSync(propertiesFile, serverProperties(config, dataDir, secrets), { mode: 0o600 });
   try {
-    ensureFormatted(config, propertiesFile, dataDir);
+    ensureFormatted(config, propertiesFile, dataDir, secrets);
   } catch (error) {
     throw new StackError('kafka', `formatting Kafka storage in ${dataDir} failed: ${(error as Error).message}`);
   }

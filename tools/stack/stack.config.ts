@@ -7,7 +7,7 @@ export interface StackConfig {
   stackDir: string;
   logsDir: string;
   runDir: string;
-  kafka: { version: string; host: string; port: number; controllerPort: number; heap: string };
+  kafka: { version: string; host: string; port: number; controllerPort: number; tlsPort: number; heap: string };
   registry: { version: string; host: string; port: number; managementPort: number; heap: string; database: string };
   databaseUrl: string;
   serviceDatabases: string[];
@@ -45,6 +45,7 @@ export function loadStackConfig(): StackConfig {
       host: '127.0.0.1',
       port: intFromEnv('KAFKA_PORT', 19092),
       controllerPort: intFromEnv('KAFKA_CONTROLLER_PORT', 19093),
+      tlsPort: intFromEnv('KAFKA_TLS_PORT', 19094),
       heap: process.env.KAFKA_HEAP ?? '512m',
     },
     registry: {

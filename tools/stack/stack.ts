@@ -4,6 +4,7 @@ import { postgresAnswers, postgresProcess, startPostgres, stopPostgres } from '.
 import { runningPid, portIsOpen, StackError } from './processes';
 import { registryAnswers, registryProcess, startRegistry, stopRegistry } from './registry';
 import { ensureSigningKeys } from './signing-keys';
+import { createKafka, localKafkaCredentials, provisionTopicsAndAcls } from '@app/messaging';
 import { kafkaBrokers, loadStackConfig, registryUrl, StackConfig } from './stack.config';
 
 export interface PartStatus {
@@ -35,6 +36,8 @@ export async function stackUp(config: StackConfig = loadStackConfig(), report: (
     const kafka = await startKafka(config);
     if (kafka === 'already up') startedHere.pop();
     report(`kafka     ${kafka.padEnd(10)} ${kafkaBrokers(config)}  log ${kafkaProcess(config).logFile}`);
+    await provisionKafka(config);
+    report(`topics    ready      event topics, dead letters and every principal's ACLs (npm run -s kafka:credentials -- <principal>)`);
 
     startedHere.push(() => stopRegistry(config));
     const registry = await startRegistry(config);
@@ -90,4 +93,11 @@ function redactedDatabaseUrl(config: StackConfig): string {
   const url = new URL(config.databaseUrl);
   if (url.password) url.password = '***';
   return url.toString();
+}
+
+/** The platform's topics (behind TOPIC_PREFIX, if set) and their ACLs, made as admin. */
+async function provisionKafka(config: StackConfig): Promise<void> {
+  const admin = localKafkaCredentials('admin', config.stackDir)!;
+  const kafka = createKafka('stack', [kafkaBrokers(config)], { sasl: { mechanism: 'scram-sha-512', ...admin }, ssl: undefined });
+  await provisionTopicsAndAcls(kafka, process.env.TOPIC_PREFIX ?? '');
 }

@@ -24,6 +24,11 @@ export function localAuthFiles(stackDir = process.env.STACK_DIR || path.join(rep
     privateKey: path.join(dir, 'signing-key.jwk.json'),
     /** The key webhook secrets are sealed with at rest (WEBHOOK_SECRET_KEY's local default). */
     webhookSecretKey: path.join(dir, 'webhook-secret.key'),
+    /** The local broker's SCRAM principals and their passwords (`npm run -s kafka:credentials -- <principal>`). */
+    kafkaCredentials: path.join(dir, 'kafka-credentials.json'),
+    /** The local broker's TLS listener: its PKCS#12 keystore and the CA certificate clients trust. */
+    kafkaKeystore: path.join(dir, 'kafka-tls.p12'),
+    kafkaCa: path.join(dir, 'kafka-ca.pem'),
   };
 }
 

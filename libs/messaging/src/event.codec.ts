@@ -22,6 +22,11 @@ export interface CodecOptions {
   auth?: { username: string; password: string };
 }
 
+/** Basic credentials for the registry, when SCHEMA_REGISTRY_USERNAME and _PASSWORD are set. */
+export function registryAuthFromEnv(env: NodeJS.ProcessEnv = process.env): CodecOptions['auth'] {
+  return env.SCHEMA_REGISTRY_USERNAME ? { username: env.SCHEMA_REGISTRY_USERNAME, password: env.SCHEMA_REGISTRY_PASSWORD ?? '' } : undefined;
+}
+
 export class EventCodec {
   private readonly registry: SchemaRegistry;
   private readonly schemaIds = new Map<EventType, Promise<number>>();

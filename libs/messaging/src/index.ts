@@ -22,3 +22,6 @@ export * from './outbox/parked-rows';
 export * from './inbox/pause-heartbeating';
 export * from './messaging-health';
 export * from './outbox/republish';
+export * from './security/kafka-principals';
+export * from './security/kafka-security';
+export * from './security/provision';

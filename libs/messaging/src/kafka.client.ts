@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Kafka, KafkaConfig, logCreator, logLevel } from 'kafkajs';
+import { kafkaSecurityFromEnv } from './security/kafka-security';
 
 const logger = new Logger('kafkajs');
 
@@ -18,16 +19,18 @@ const kafkaLogCreator: logCreator = () => ({ namespace, level, log }) => {
   return logger.debug(line);
 };
 
+/** A client of the brokers, authenticated as the environment says (see kafkaSecurityFromEnv) unless `overrides` say otherwise. */
 export function createKafka(clientId: string, brokers: string[], overrides: Partial<KafkaConfig> = {}): Kafka {
-  return new Kafka({ clientId, brokers, logLevel: logLevel.WARN, logCreator: kafkaLogCreator, ...overrides });
+  return new Kafka({ clientId, brokers, logLevel: logLevel.WARN, logCreator: kafkaLogCreator, ...kafkaSecurityFromEnv(), ...overrides });
 }
 
 /**
  * True when a broker answers metadata and a controller is known. A fresh client with no retries,
  * so that a stopped broker is reported within the timeout instead of after kafkajs's backoff.
  */
-export async function kafkaAnswers(brokers: string[], timeoutMs = 2000): Promise<boolean> {
+export async function kafkaAnswers(brokers: string[], timeoutMs = 2000, security: Partial<KafkaConfig> = {}): Promise<boolean> {
   const kafka = createKafka('probe', brokers, {
+    ...security,
     logLevel: logLevel.NOTHING,
     connectionTimeout: Math.min(1000, timeoutMs),
     requestTimeout: timeoutMs,

@@ -3,8 +3,7 @@ import type { Knex } from 'knex';
 import type { Kafka } from 'kafkajs';
 import { SERVICE_CONFIG, ServiceConfig } from '@app/config';
 import { KNEX } from '@app/database';
-import { eventTypes } from '@app/events';
-import { EventCodec } from './event.codec';
+import { EventCodec, registryAuthFromEnv } from './event.codec';
 import { exponentialDelay } from './backoff';
 import { withDeadline } from './deadline';
 import { ConsumerRunner } from './inbox/consumer.runner';
@@ -14,6 +13,8 @@ import { createKafka } from './kafka.client';
 import { loadMessagingConfig, MessagingConfig } from './messaging.config';
 import { MessagingHealth } from './messaging-health';
 import { OutboxRelay } from './outbox/outbox.relay';
+import { eventTypes } from '@app/events';
+import { serviceEvents } from './security/kafka-principals';
 import { ensureTopics } from './topics';
 
 export const KAFKA = Symbol('KAFKA');
@@ -54,7 +55,7 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
       module: MessagingModule,
       providers: [
         { provide: MESSAGING_CONFIG, useFactory: () => loadMessagingConfig() },
-        { provide: EventCodec, inject: [SERVICE_CONFIG], useFactory: (c: ServiceConfig) => new EventCodec(c.schemaRegistryUrl, c.topicPrefix) },
+        { provide: EventCodec, inject: [SERVICE_CONFIG], useFactory: (c: ServiceConfig) => new EventCodec(c.schemaRegistryUrl, c.topicPrefix, { auth: registryAuthFromEnv() }) },
         { provide: KAFKA, inject: [SERVICE_CONFIG], useFactory: (c: ServiceConfig) => createKafka(c.service, c.kafkaBrokers) },
         {
           provide: OutboxRelay,
@@ -82,6 +83,7 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
     private readonly codec: EventCodec,
     private readonly relay: OutboxRelay,
     private readonly health: MessagingHealth,
+    @Inject(SERVICE_CONFIG) private readonly serviceConfig: ServiceConfig,
     @Optional() private readonly consumer?: ConsumerRunner,
   ) {}
 
@@ -103,11 +105,15 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
   private async startMessaging(): Promise<void> {
     for (let failures = 0; !this.stopping; ) {
       try {
-        const topics = eventTypes.map((type) => ({ topic: this.codec.topicFor(type), partitions: this.config.topicPartitions }));
-        await this.bootStep('event topics ready', () => ensureTopics(this.kafka, topics));
-        // Every schema registered once at start-up, so that an incompatible change shows here (and in
-        // /health) rather than at a publish. One at a time: the services of a platform start together,
-        // and a burst of concurrent registrations of new subjects is what the registry stalled on.
+        // The topics this service writes; its consumer checks those it reads. Both are provisioned by an
+        // administrator (npm run stack:up): a service's principal creates nothing.
+        const produced = serviceEvents[this.serviceConfig.service].produces;
+        const topics = produced.map((type) => ({ topic: this.codec.topicFor(type), partitions: this.config.topicPartitions }));
+        await this.bootStep('event topics ready', () => ensureTopics(this.kafka, topics, this.config.topicPartitions, undefined, { create: false }));
+        // Every schema registered once at start-up (the ingress's too, which outside producers look
+        // up), so that an incompatible change shows here (and in /health) rather than at a publish.
+        // One at a time: the services of a platform start together, and a burst of concurrent
+        // registrations of new subjects is what the registry stalled on.
         await this.bootStep('schemas registered', async () => {
           for (const type of eventTypes) await this.codec.schemaId(type);
         });

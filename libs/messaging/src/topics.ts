@@ -17,18 +17,18 @@ const logger = new Logger('topics');
 const defaultLimits: ProvisionLimits = { attemptMs: 15_000, attempts: 4 };
 
 /**
- * Creates the topics that are missing, waits until every partition has a leader, and leaves
+ * Creates the topics that are missing (or, with `create: false`, fails naming them), waits until every partition has a leader, and leaves
  * existing topics as they are. Event topics keep everything (retention.ms=-1) so that they can be
  * replayed for audits. Each attempt has a deadline and uses a fresh admin client: on a busy shared
  * broker a kafkajs admin was seen to wait forever while connecting or listing topics.
  */
-export async function ensureTopics(kafka: Kafka, topics: TopicSpec[], defaultPartitions = 3, limits = defaultLimits): Promise<void> {
+export async function ensureTopics(kafka: Kafka, topics: TopicSpec[], defaultPartitions = 3, limits = defaultLimits, { create = true } = {}): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const admin = kafka.admin();
     try {
       // Leaders get a little less than the attempt, so that their own error is the one reported.
       const leadersMs = Math.max(100, limits.attemptMs - 2_000);
-      await withDeadline(provision(admin, topics, defaultPartitions, leadersMs), limits.attemptMs, 'provisioning topics');
+      await withDeadline(provision(admin, topics, defaultPartitions, leadersMs, create), limits.attemptMs, 'provisioning topics');
       return;
     } catch (error) {
       if (!(error instanceof DeadlineExceeded) || attempt >= limits.attempts) throw error;
@@ -40,10 +40,14 @@ export async function ensureTopics(kafka: Kafka, topics: TopicSpec[], defaultPar
   }
 }
 
-async function provision(admin: Admin, topics: TopicSpec[], defaultPartitions: number, leadersMs: number): Promise<void> {
+async function provision(admin: Admin, topics: TopicSpec[], defaultPartitions: number, leadersMs: number, create: boolean): Promise<void> {
   await admin.connect();
   const existing = new Set(await admin.listTopics());
   const missing = topics.filter((t) => !existing.has(t.topic));
+  if (missing.length > 0 && !create) {
+    // A service creates nothing (its principal may not): an administrator provisions the topics.
+    throw new Error(`topics missing or not visible to this principal: ${missing.map((t) => t.topic).join(', ')} (made by npm run stack:up)`);
+  }
   if (missing.length > 0) {
     // Not kafkajs' waitForLeaders: under KRaft its first metadata request can race the new
     // topic and fail with UNKNOWN_TOPIC_OR_PARTITION instead of retrying.

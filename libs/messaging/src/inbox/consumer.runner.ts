@@ -25,6 +25,8 @@ export interface ConsumerOptions {
   partitionsConcurrently?: number;
   /** How long, at most, between two tries while a dependency is down. */
   outageMaxDelayMs?: number;
+  /** Create missing topics (an admin's client, in tests); a service's principal only checks they exist. */
+  createTopics?: boolean;
 }
 
 /** Where the consumer stands, for /health: only `joined` means it is doing its work. */
@@ -166,7 +168,7 @@ export class ConsumerRunner {
     await ensureTopics(this.kafka, [
       ...this.topics().map((topic) => ({ topic, partitions: this.options.topicPartitions })),
       { topic: this.deadLetterTopic, partitions: 1 },
-    ]);
+    ], 3, undefined, { create: this.options.createTopics ?? false });
     await this.producer.connect();
     const consumer = (this.consumer = this.newConsumer());
     await consumer.connect();

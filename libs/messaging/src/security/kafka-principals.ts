@@ -1,0 +1,45 @@
+import * as fs from 'node:fs';
+import { localAuthFiles } from '@app/auth';
+import type { EventType } from '@app/events';
+
+/** Who talks to Kafka: one principal per service, the outside world, the auditor, the console, and admin. */
+export const kafkaPrincipals = ['admin', 'tasks', 'quota', 'generation', 'notification', 'external', 'auditor', 'console'] as const;
+export type KafkaPrincipal = (typeof kafkaPrincipals)[number];
+export type ServicePrincipal = 'tasks' | 'quota' | 'generation' | 'notification';
+
+/**
+ * What each service writes and reads: its ACLs are exactly these (plus its own group and dead-letter
+ * topic), and a service provisions nothing itself.
+ */
+export const serviceEvents: Record<ServicePrincipal, { produces: EventType[]; consumes: EventType[] }> = {
+  tasks: {
+    produces: ['TaskAccepted', 'TaskRejected', 'TaskCompleted', 'TaskFailed', 'TaskTimedOut'],
+    consumes: ['TaskRequested', 'QuotaDebited', 'QuotaRejected', 'GenerationStarted', 'GenerationRetryScheduled', 'GenerationSucceeded', 'GenerationFailed', 'QuotaRefunded', 'NotificationSent'],
+  },
+  quota: { produces: ['QuotaDebited', 'QuotaRejected', 'QuotaRefunded'], consumes: ['TaskAccepted', 'GenerationSucceeded', 'GenerationFailed', 'TaskTimedOut'] },
+  generation: { produces: ['GenerationStarted', 'GenerationRetryScheduled', 'GenerationSucceeded', 'GenerationFailed'], consumes: ['TaskAccepted', 'QuotaDebited', 'QuotaRejected'] },
+  notification: { produces: ['NotificationSent'], consumes: ['TaskCompleted', 'TaskFailed'] },
+};
+
+/** The outside world's topics: it requests, and reads outcomes. */
+export const externalEvents = { produces: ['TaskRequested'] as EventType[], consumes: ['TaskCompleted', 'TaskFailed', 'TaskRejected'] as EventType[] };
+
+export interface KafkaCredentials {
+  username: string;
+  password: string;
+}
+
+/** The local stack's password for a principal, as `npm run stack:up` made it; undefined without a local stack. */
+export function localKafkaCredentials(principal: KafkaPrincipal, stackDir?: string): KafkaCredentials | undefined {
+  const file = localAuthFiles(stackDir).kafkaCredentials;
+  if (!fs.existsSync(file)) return undefined;
+  const passwords = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>;
+  return passwords[principal] ? { username: principal, password: passwords[principal] } : undefined;
+}
+
+/** The environment a client of the local stack needs to connect as `principal`. */
+export function localKafkaEnv(principal: KafkaPrincipal, stackDir?: string): Record<string, string> {
+  const credentials = localKafkaCredentials(principal, stackDir);
+  if (!credentials) return {};
+  return { KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_USERNAME: credentials.username, KAFKA_PASSWORD: credentials.password };
+}

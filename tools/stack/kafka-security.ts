@@ -1,0 +1,76 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { localAuthFiles } from '@app/auth';
+import { kafkaPrincipals } from '@app/messaging';
+import { requireCommand } from './toolchain';
+
+export interface BrokerSecrets {
+  passwords: Record<string, string>;
+  keystore: string;
+  keystorePassword: string;
+}
+
+/**
+ * The local broker's secrets, made once under the stack folder: a SCRAM password per principal (the
+ * admin's also guards the controller listener, over SASL/PLAIN), and a self-signed certificate for
+ * the TLS listener, made with the JDK's keytool, with its certificate exported as the CA clients trust.
+ */
+export function ensureBrokerSecrets(stackDir: string): BrokerSecrets {
+  const files = localAuthFiles(stackDir);
+  fs.mkdirSync(files.dir, { recursive: true, mode: 0o700 });
+  if (!fs.existsSync(files.kafkaCredentials)) {
+    const passwords = Object.fromEntries(kafkaPrincipals.map((p) => [p, randomBytes(18).toString('base64url')]));
+    fs.writeFileSync(files.kafkaCredentials, JSON.stringify(passwords, null, 2), { mode: 0o600 });
+  }
+  const passwords = JSON.parse(fs.readFileSync(files.kafkaCredentials, 'utf8')) as Record<string, string>;
+  const keystorePassword = passwords.admin;
+  if (!fs.existsSync(files.kafkaKeystore) || !fs.existsSync(files.kafkaCa)) {
+    const keytool = requireCommand('keytool', 'default-jre-headless');
+    fs.rmSync(files.kafkaKeystore, { force: true });
+    execFileSync(keytool, [
+      '-genkeypair', '-alias', 'broker', '-keyalg', 'RSA', '-keysize', '2048', '-validity', '3650',
+      '-dname', 'CN=localhost', '-ext', 'SAN=ip:127.0.0.1,dns:localhost',
+      '-storetype', 'PKCS12', '-keystore', files.kafkaKeystore, '-storepass', keystorePassword, '-keypass', keystorePassword,
+    ], { stdio: 'ignore' });
+    const pem = execFileSync(keytool, ['-exportcert', '-rfc', '-alias', 'broker', '-keystore', files.kafkaKeystore, '-storepass', keystorePassword], { encoding: 'utf8' });
+    fs.writeFileSync(files.kafkaCa, pem);
+  }
+  return { passwords, keystore: files.kafkaKeystore, keystorePassword };
+}
+
+/** The broker's listeners and authorizer: SCRAM-SHA-512 for clients (plain and TLS), PLAIN for the controller, ACLs enforced. */
+export function securityProperties(secrets: BrokerSecrets, host: string, ports: { client: number; controller: number; tls: number }): Record<string, string> {
+  const admin = secrets.passwords.admin;
+  return {
+    listeners: `SASL_PLAINTEXT://${host}:${ports.client},CONTROLLER://${host}:${ports.controller},SASL_SSL://${host}:${ports.tls}`,
+    'advertised.listeners': `SASL_PLAINTEXT://${host}:${ports.client},SASL_SSL://${host}:${ports.tls}`,
+    'listener.security.protocol.map': 'CONTROLLER:SASL_PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL',
+    'inter.broker.listener.name': 'SASL_PLAINTEXT',
+    'sasl.enabled.mechanisms': 'SCRAM-SHA-512',
+    'sasl.mechanism.inter.broker.protocol': 'SCRAM-SHA-512',
+    'sasl.mechanism.controller.protocol': 'PLAIN',
+    'listener.name.controller.sasl.enabled.mechanisms': 'PLAIN',
+    'listener.name.controller.plain.sasl.jaas.config': `org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="${admin}" user_admin="${admin}";`,
+    'listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config': `org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="${admin}";`,
+    'listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config': `org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="${admin}";`,
+    'ssl.keystore.type': 'PKCS12',
+    'ssl.keystore.location': secrets.keystore,
+    'ssl.keystore.password': secrets.keystorePassword,
+    'ssl.key.password': secrets.keystorePassword,
+    'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+    'super.users': 'User:admin',
+    'allow.everyone.if.no.acl.found': 'false',
+  };
+}
+
+/** StorageTool's arguments that create every principal's SCRAM credential in the metadata log at format time. */
+export function scramFormatArguments(secrets: BrokerSecrets): string[] {
+  return Object.entries(secrets.passwords).flatMap(([name, password]) => ['--add-scram', `SCRAM-SHA-512=[name=${name},password=${password}]`]);
+}
+
+/** Written beside a storage formatted with the principals, so an older (plaintext) storage is recognised and made again. */
+export function secureFormatMarker(dataDir: string): string {
+  return path.join(dataDir, '..', 'kafka-sasl-formatted');
+}
