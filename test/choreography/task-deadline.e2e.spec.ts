@@ -77,4 +77,22 @@ describe('tasks with no outcome past the task deadline', () => {
     expect(await platform.quota('timed-out-user')).toMatchObject({ balance: 10, debited: 0, refunded: 0 });
     expect((await platform.generation(taskId)).status).toBe('refused');
   });
+
+  it('fails a debited task whose generation never came back, refunding it, once generation hears of the timeout', async () => {
+    // Given a task debited while generation is down, and down past the deadline and its grace
+    await stopService(platform.service('generation'));
+    const { taskId } = (await platform.submit('stalled-user')).body;
+    await waitFor(async () => (await platform.task(taskId)).timeline.some((e: { eventType: string }) => e.eventType === 'TaskTimedOut'), {
+      what: 'the task to time out',
+      timeoutMs: 60_000,
+    });
+
+    // When generation comes back
+    await platform.startApp('generation');
+
+    // Then the task ends, and the user is charged only if it succeeded
+    const task = await platform.settled(taskId, 60_000);
+    expect(['SUCCESS', 'COMPENSATED']).toContain(task.state);
+    expect(await platform.quota('stalled-user')).toMatchObject({ debited: 1, refunded: task.state === 'COMPENSATED' ? 1 : 0 });
+  });
 });

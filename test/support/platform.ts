@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { defaults, serviceNames } from '@app/config';
 import { EventType, topicFor } from '@app/events';
-import { createKafka } from '@app/messaging';
+import { createKafka, serviceEvents } from '@app/messaging';
 import { AppName, RunningService, startService, stopService, waitForHealth } from '../../tools/run/service-process';
 import { removeTestData } from './remove-test-data';
 import { TestEnv } from './test-env';
@@ -11,23 +11,8 @@ import { freePort } from './unique';
 import { asAdmin, authAs } from './tokens';
 import { waitFor } from './wait-for';
 
-/** What each service's consumer reads, as its handlers declare it. */
-const subscriptions: Record<string, EventType[]> = {
-  tasks: [
-    'TaskRequested',
-    'QuotaDebited',
-    'QuotaRejected',
-    'GenerationStarted',
-    'GenerationRetryScheduled',
-    'GenerationSucceeded',
-    'GenerationFailed',
-    'QuotaRefunded',
-    'NotificationSent',
-  ],
-  quota: ['TaskAccepted', 'GenerationSucceeded', 'GenerationFailed', 'TaskTimedOut'],
-  generation: ['TaskAccepted', 'QuotaDebited', 'QuotaRejected'],
-  notification: ['TaskCompleted', 'TaskFailed'],
-};
+/** What each service's consumer reads: what its ACLs let it read. */
+const subscriptions: Record<string, EventType[]> = Object.fromEntries(Object.entries(serviceEvents).map(([service, events]) => [service, events.consumes]));
 
 /** Settings that make a test run of the platform fast: millisecond retries and polls. */
 export const fastSettings: NodeJS.ProcessEnv = {

@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import { EventOf } from '@app/events';
 import type { HandlerContext } from '@app/messaging';
+import { failTimedOutJob } from '../jobs/fail-job';
+import { Job } from '../jobs/job-store';
 
 /**
  * Generation keeps its own copy of what a task asks for (from TaskAccepted) and of its go-ahead
@@ -37,4 +39,16 @@ async function upsertJob(
     .whereNotNull('request_event_id')
     .whereNotNull('debit_event_id')
     .update({ status: 'scheduled', next_attempt_at: trx.fn.now(), updated_at: trx.fn.now() });
+}
+
+/**
+ * The tasks service gave the task up (TaskTimedOut): a debited job with no outcome is failed now, so
+ * quota refunds it through the normal path. A job never debited is left to quota, which refuses it
+ * (and the refusal closes the job); a finished one stays as it is.
+ */
+export async function stopTimedOut(event: EventOf<'TaskTimedOut'>, { trx }: HandlerContext): Promise<Job | undefined> {
+  const job: Job | undefined = await trx('generation_jobs').where({ task_id: event.taskId }).forUpdate().first();
+  if (!job || !job.debit_event_id || !['awaiting', 'scheduled', 'running'].includes((job as Job & { status: string }).status)) return undefined;
+  await failTimedOutJob(trx, job, event.reason, event.eventId);
+  return job;
 }

@@ -1,9 +1,9 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { KNEX } from '@app/database';
-import { newEvent } from '@app/events';
-import { addToOutbox, WorkerLoop } from '@app/messaging';
+import { WorkerLoop } from '@app/messaging';
 import { GENERATION_CONFIG, GenerationConfig } from '../generation.config';
+import { failTimedOutJob } from './fail-job';
 import { Job } from './job-store';
 import { FailedJobCleanup } from './failed-job-cleanup';
 
@@ -44,16 +44,7 @@ export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShut
         .limit(50)
         .forUpdate()
         .skipLocked();
-      for (const job of jobs) {
-        await trx('generation_jobs').where({ task_id: job.task_id }).update({ status: 'failed', lease_until: null, updated_at: trx.fn.now() });
-        await trx('generation_attempts')
-          .where({ task_id: job.task_id })
-          .whereNull('finished_at')
-          .update({ finished_at: trx.fn.now(), outcome: 'failed', error_code: 'TIMED_OUT', error_message: 'stopped by the reconciler' });
-        const origin = { taskId: job.task_id, userId: job.user_id, correlationId: job.correlation_id, causationId: job.debit_event_id };
-        const reason = `no outcome within ${Math.round(deadline / 1000)} s of the debit`;
-        await addToOutbox(trx, newEvent('GenerationFailed', { attempts: job.attempts, errorClass: 'TIMED_OUT', errorCode: 'TIMED_OUT', reason }, origin, 'generation'));
-      }
+      for (const job of jobs) await failTimedOutJob(trx, job, `no outcome within ${Math.round(deadline / 1000)} s of the debit`, job.debit_event_id);
       return jobs;
     });
     for (const job of overdue) {

@@ -19,8 +19,8 @@ const batch = 50;
  * request published again, once, under its own eventId: a consumer that lost it (a dead letter, an
  * offset moved past it) gets it again, the others skip it. Still without an outcome
  * TASK_DEADLINE_GRACE later, it is timed out: TaskTimedOut tells quota, which refuses it if it never
- * debited it (QuotaRejected{TIMED_OUT}, and the task fails as usual); a debited task is generation's
- * to fail, and its reconciler does, so quota refunds it through the normal path.
+ * debited it (QuotaRejected{TIMED_OUT}, and the task fails as usual), and generation, which fails a
+ * debited job with no outcome (GenerationFailed{TIMED_OUT}), so quota refunds it through the normal path.
  */
 @Injectable()
 export class TaskDeadlineWatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {

@@ -99,7 +99,7 @@ export interface TaskRequested extends Envelope<'TaskRequested'> {
   input: string;
 }
 
-/** A task had no outcome past the task deadline, even after its accepted request was published again. Quota closes it: refused if it was never debited. */
+/** A task had no outcome past the task deadline, even after its accepted request was published again. Quota refuses it if it never decided on it; generation fails it if it was debited, so it is refunded. */
 export interface TaskTimedOut extends Envelope<'TaskTimedOut'> {
   /** What was waited for, and how long. */
   reason: string;

@@ -17,7 +17,7 @@ export const serviceEvents: Record<ServicePrincipal, { produces: EventType[]; co
     consumes: ['TaskRequested', 'QuotaDebited', 'QuotaRejected', 'GenerationStarted', 'GenerationRetryScheduled', 'GenerationSucceeded', 'GenerationFailed', 'QuotaRefunded', 'NotificationSent'],
   },
   quota: { produces: ['QuotaDebited', 'QuotaRejected', 'QuotaRefunded'], consumes: ['TaskAccepted', 'GenerationSucceeded', 'GenerationFailed', 'TaskTimedOut'] },
-  generation: { produces: ['GenerationStarted', 'GenerationRetryScheduled', 'GenerationSucceeded', 'GenerationFailed'], consumes: ['TaskAccepted', 'QuotaDebited', 'QuotaRejected'] },
+  generation: { produces: ['GenerationStarted', 'GenerationRetryScheduled', 'GenerationSucceeded', 'GenerationFailed'], consumes: ['TaskAccepted', 'QuotaDebited', 'QuotaRejected', 'TaskTimedOut'] },
   notification: { produces: ['NotificationSent'], consumes: ['TaskCompleted', 'TaskFailed'] },
 };
 

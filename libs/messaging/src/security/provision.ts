@@ -1,4 +1,4 @@
-import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Kafka, ResourcePatternTypes } from 'kafkajs';
+import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Admin, Kafka, ResourcePatternTypes } from 'kafkajs';
 import { EventType, eventTypes, topicFor } from '@app/events';
 import { deadLetterTopicFor } from '../dead-letters';
 import { ensureTopics } from '../topics';
@@ -63,8 +63,7 @@ export async function provisionTopicsAndAcls(adminKafka: Kafka, prefix = '', par
       },
     );
     if (security === 'off') return 'no authorizer';
-    await admin.createAcls({
-      acl: aclPlan(prefix).map((grant) => ({
+    const bindings = aclPlan(prefix).map((grant) => ({
         resourceType: grant.resource === 'topic' ? AclResourceTypes.TOPIC : AclResourceTypes.GROUP,
         resourceName: grant.name,
         resourcePatternType: grant.prefixed ? ResourcePatternTypes.PREFIXED : ResourcePatternTypes.LITERAL,
@@ -72,10 +71,38 @@ export async function provisionTopicsAndAcls(adminKafka: Kafka, prefix = '', par
         host: '*',
         operation: grant.operation === 'READ' ? AclOperationTypes.READ : AclOperationTypes.WRITE,
         permissionType: AclPermissionTypes.ALLOW,
-      })),
-    });
+      }));
+    await admin.createAcls({ acl: bindings });
+    await untilEnforced(admin, bindings);
     return 'acls granted';
   } finally {
     await admin.disconnect();
+  }
+}
+
+type Binding = { resourceType: AclResourceTypes; resourceName: string; resourcePatternType: ResourcePatternTypes; principal: string; operation: AclOperationTypes };
+
+/**
+ * The broker applies new ACLs when it replays the metadata log, a moment after CreateAcls returns: a
+ * client that writes at once can still be refused. DescribeAcls answers from the same authorizer, so
+ * once it lists every binding, they are enforced.
+ */
+async function untilEnforced(admin: Admin, bindings: Binding[], timeoutMs = 15_000): Promise<void> {
+  const key = (b: Binding) => `${b.resourceType}|${b.resourceName}|${b.resourcePatternType}|${b.principal}|${b.operation}`;
+  const wanted = new Set(bindings.map(key));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { resources } = await admin.describeAcls({
+      resourceType: AclResourceTypes.ANY,
+      resourcePatternType: ResourcePatternTypes.ANY,
+      operation: AclOperationTypes.ANY,
+      permissionType: AclPermissionTypes.ALLOW,
+    });
+    const present = new Set(
+      resources.flatMap((r) => r.acls.map((a) => key({ resourceType: r.resourceType, resourceName: r.resourceName, resourcePatternType: r.resourcePatternType, principal: a.principal, operation: a.operation }))),
+    );
+    if ([...wanted].every((k) => present.has(k))) return;
+    if (Date.now() > deadline) throw new Error(`the broker did not list the new ACLs within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
