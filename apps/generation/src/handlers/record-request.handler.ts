@@ -49,6 +49,6 @@ async function upsertJob(
 export async function stopTimedOut(event: EventOf<'TaskTimedOut'>, { trx }: HandlerContext): Promise<Job | undefined> {
   const job: Job | undefined = await trx('generation_jobs').where({ task_id: event.taskId }).forUpdate().first();
   if (!job || !job.debit_event_id || !['awaiting', 'scheduled', 'running'].includes((job as Job & { status: string }).status)) return undefined;
-  await failTimedOutJob(trx, job, event.reason, event.eventId);
+  await failTimedOutJob(trx, job, event.reason, event.eventId, 'the task deadline');
   return job;
 }

@@ -44,7 +44,8 @@ export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShut
         .limit(50)
         .forUpdate()
         .skipLocked();
-      for (const job of jobs) await failTimedOutJob(trx, job, `no outcome within ${Math.round(deadline / 1000)} s of the debit`, job.debit_event_id);
+      const reason = `no outcome within ${Math.round(deadline / 1000)} s of the debit`;
+      for (const job of jobs) await failTimedOutJob(trx, job, reason, job.debit_event_id, 'the reconciler');
       return jobs;
     });
     for (const job of overdue) {
