@@ -1,9 +1,10 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { KNEX } from '@app/database';
-import { causedBy, DomainEvent, EventOf, newEvent, requestAcceptor } from '@app/events';
+import { DomainEvent, EventOf, newEvent, requestAcceptor } from '@app/events';
 import { addToOutbox, republish, WorkerLoop } from '@app/messaging';
 import { applyToTask } from '../projection/apply-to-task';
+import { acceptanceOf } from '../submit/adopt-request';
 import { terminalStates } from '../task-state/task-state';
 import { TASKS_CONFIG, TasksConfig } from '../tasks.config';
 
@@ -102,6 +103,5 @@ async function acceptedRequestOf(trx: Knex.Transaction, taskId: string): Promise
   if (accepted) return accepted.payload as DomainEvent;
   const legacy = await trx('task_timeline').where({ task_id: taskId, event_type: 'TaskRequested', producer: requestAcceptor }).orderBy('id').first();
   if (!legacy) return undefined;
-  const request = legacy.payload as EventOf<'TaskRequested'>;
-  return causedBy(request, 'TaskAccepted', { idempotencyKey: request.idempotencyKey, reportType: request.reportType, input: request.input }, requestAcceptor);
+  return acceptanceOf(legacy.payload as EventOf<'TaskRequested'>);
 }

@@ -47,7 +47,7 @@ export async function handleTaskRequested(event: EventOf<'TaskRequested'>, conte
     if (earlier) return reject(earlier.request_hash === hash ? 'DUPLICATE' : 'KEY_REUSED');
   }
   await applyToTask(trx, event, publish);
-  const accepted = causedBy(event, 'TaskAccepted', { idempotencyKey: event.idempotencyKey, reportType: event.reportType, input: event.input }, requestAcceptor);
+  const accepted = acceptanceOf(event);
   await publish(accepted);
   await applyToTask(trx, accepted, publish);
 }
@@ -63,7 +63,12 @@ async function acceptLegacyRequest(event: EventOf<'TaskRequested'>, { trx, publi
   const ownRequest = timeline.some((e) => e.event_id === event.eventId);
   const accepted = timeline.some((e) => e.event_type === 'TaskAccepted');
   if (!ownRequest || accepted) return;
-  const acceptance = causedBy(event, 'TaskAccepted', { idempotencyKey: event.idempotencyKey, reportType: event.reportType, input: event.input }, requestAcceptor);
+  const acceptance = acceptanceOf(event);
   await publish(acceptance);
   await applyToTask(trx, acceptance, publish);
+}
+
+/** The platform's acceptance of a request: the same task and content, caused by it, written by tasks. */
+export function acceptanceOf(request: EventOf<'TaskRequested'>): EventOf<'TaskAccepted'> {
+  return causedBy(request, 'TaskAccepted', { idempotencyKey: request.idempotencyKey, reportType: request.reportType, input: request.input }, requestAcceptor);
 }

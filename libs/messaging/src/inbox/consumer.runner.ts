@@ -1,16 +1,15 @@
 import { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
-import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Producer } from 'kafkajs';
-import { DomainEvent, EventType, eventTypes } from '@app/events';
+import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
+import { EventType, eventTypes } from '@app/events';
 import { BackoffPolicy, exponentialDelay } from '../backoff';
-import { deadLetterMessage, deadLetterTopicFor } from '../dead-letters';
-import { ErrorCode, errorCodeOf, isInfrastructureError, isRetriable, PlatformError } from '../errors';
+import { deadLetterTopicFor } from '../dead-letters';
 import { EventCodec } from '../event.codec';
-import { addToOutbox } from '../outbox/add-to-outbox';
 import { ensureTopics } from '../topics';
-import { EventHandler, EventHandlers, HandlerContext } from './event-handlers';
-import { pauseHeartbeating } from './pause-heartbeating';
-import { recordInInbox } from './record-in-inbox';
+import { EventHandlers } from './event-handlers';
+import { BatchControl, ConsumerStats, MessageDelivery } from './message-delivery';
+
+export type { ConsumerStats } from './message-delivery';
 
 export interface ConsumerOptions {
   /** The consumer's name: the inbox's `consumer` column, and (behind the topic prefix) its group id. */
@@ -32,22 +31,6 @@ export interface ConsumerOptions {
 /** Where the consumer stands, for /health: only `joined` means it is doing its work. */
 export type ConsumerStatus = 'stopped' | 'starting' | 'joined' | 'rebalancing' | 'crashed';
 
-type Delivery = 'handled' | 'dead-lettered' | 'given-back';
-
-interface BatchControl {
-  heartbeat(): Promise<void>;
-  stillOurs(): boolean;
-}
-
-export interface ConsumerStats {
-  processed: number;
-  duplicates: number;
-  retried: number;
-  deadLettered: number;
-  /** Deliveries given back to kafkajs because a dependency was unreachable. */
-  outages: number;
-}
-
 /**
  * Runs handlers exactly once per event id: for each message, in one transaction, the inbox row,
  * the handler's business rows and its outbox rows; the offset is resolved only after the commit. A
@@ -56,7 +39,6 @@ export interface ConsumerStats {
  * outage (database, registry) is neither: the message waits in place, heartbeating, until it ends.
  */
 export class ConsumerRunner {
-  readonly stats: ConsumerStats = { processed: 0, duplicates: 0, retried: 0, deadLettered: 0, outages: 0 };
   readonly groupId: string;
   status: ConsumerStatus = 'stopped';
   /** Why the consumer is not joined, when it is not. */
@@ -68,9 +50,10 @@ export class ConsumerRunner {
   private keepRunning = false;
   private running?: Promise<void>;
   private wakeRunner?: () => void;
+  private readonly delivery: MessageDelivery;
 
   constructor(
-    private readonly knex: Knex,
+    knex: Knex,
     private readonly kafka: Kafka,
     private readonly codec: EventCodec,
     private readonly options: ConsumerOptions,
@@ -78,6 +61,11 @@ export class ConsumerRunner {
     this.groupId = `${codec.topicPrefix}${options.name}`;
     this.logger = new Logger(`consumer ${options.name}`);
     this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    this.delivery = new MessageDelivery(knex, codec, this.producer, this.deadLetterTopic, this.logger, options);
+  }
+
+  get stats(): ConsumerStats {
+    return this.delivery.stats;
   }
 
   private newConsumer(): Consumer {
@@ -206,7 +194,7 @@ export class ConsumerRunner {
     const control: BatchControl = { heartbeat, stillOurs: () => isRunning() && !isStale() };
     for (const message of batch.messages) {
       if (!control.stillOurs()) break;
-      const outcome = await this.deliver(batch.topic, batch.partition, message, control);
+      const outcome = await this.delivery.deliver(batch.topic, batch.partition, message, control);
       if (outcome === 'given-back') break;
       resolveOffset(message.offset);
       if (outcome === 'dead-lettered') {
@@ -219,86 +207,5 @@ export class ConsumerRunner {
       }
       await heartbeat();
     }
-  }
-
-  /**
-   * One message to its end: handled, dead-lettered, or given back unprocessed when the batch stops
-   * being ours. An outage (database, registry) is waited out in place however long it lasts, with
-   * backoff and heartbeats; it never counts as an attempt and never dead-letters.
-   */
-  private async deliver(topic: string, partition: number, message: KafkaMessage, control: BatchControl): Promise<Delivery> {
-    for (let outages = 1; ; outages++) {
-      // An attempt can itself wait long (a connection the database will not give): heartbeat meanwhile.
-      const beat = setInterval(() => void control.heartbeat().catch(() => undefined), 1000);
-      try {
-        return await this.tryDeliver(topic, partition, message, control);
-      } catch (error) {
-        if (!isInfrastructureError(error)) throw error;
-        this.stats.outages++;
-        const delay = exponentialDelay(outages, { ...this.options.retryBackoff, maxMs: this.options.outageMaxDelayMs ?? 10_000 });
-        this.logger.warn(`${topic}[${partition}]@${message.offset}: a dependency is unavailable (${(error as Error).message}); trying again in ${delay} ms`);
-        if (!(await pauseHeartbeating(delay, control))) return 'given-back';
-      } finally {
-        clearInterval(beat);
-      }
-    }
-  }
-
-  private async tryDeliver(topic: string, partition: number, message: KafkaMessage, control: BatchControl): Promise<Delivery> {
-    let event: DomainEvent;
-    try {
-      event = await this.codec.decode(message.value, this.codec.typeOfTopic(topic));
-    } catch (error) {
-      if (!(error instanceof PlatformError)) throw error;
-      await this.deadLetter(topic, partition, message, error.code, error, 1);
-      return 'dead-lettered';
-    }
-    const handler = this.options.handlers[event.eventType] as EventHandler<EventType> | undefined;
-    if (!handler) return 'handled'; // cannot happen since values must match their topic; kept as a guard
-
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const firstTime = await this.knex.transaction(async (trx) => {
-          const fresh = await recordInInbox(trx, {
-            consumer: this.options.name,
-            eventId: event.eventId,
-            eventType: event.eventType,
-            topic,
-            partition,
-            offset: message.offset,
-          });
-          if (fresh) await handler(event as never, this.contextFor(trx, topic, partition, message));
-          return fresh;
-        });
-        if (firstTime) this.stats.processed++;
-        else this.stats.duplicates++;
-        return 'handled';
-      } catch (error) {
-        if (isInfrastructureError(error)) throw error;
-        if (!isRetriable(error) || attempt >= this.options.maxAttempts) {
-          await this.deadLetter(topic, partition, message, errorCodeOf(error), error, attempt);
-          return 'dead-lettered';
-        }
-        this.stats.retried++;
-        const delay = exponentialDelay(attempt, this.options.retryBackoff);
-        this.logger.warn(`${event.eventType} ${event.eventId} failed (attempt ${attempt}): ${(error as Error).message}; retrying in ${delay} ms`);
-        if (!(await pauseHeartbeating(delay, control))) return 'given-back';
-      }
-    }
-  }
-
-  private contextFor(trx: Knex.Transaction, topic: string, partition: number, message: KafkaMessage): HandlerContext {
-    const traceparent = message.headers?.traceparent?.toString();
-    return { trx, topic, partition, offset: message.offset, publish: (event) => addToOutbox(trx, event, traceparent) };
-  }
-
-  private async deadLetter(topic: string, partition: number, message: KafkaMessage, errorCode: ErrorCode, error: unknown, attempts: number) {
-    await this.producer.send({
-      topic: this.deadLetterTopic,
-      acks: -1,
-      messages: [deadLetterMessage({ topic, partition, message, consumer: this.options.name, errorCode, error, attempts })],
-    });
-    this.stats.deadLettered++;
-    this.logger.error(`dead-lettered ${topic}[${partition}]@${message.offset} after ${attempts} attempt(s): ${errorCode} ${(error as Error)?.message}`);
   }
 }

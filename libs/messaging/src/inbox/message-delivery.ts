@@ -1,0 +1,136 @@
+import type { Logger } from '@nestjs/common';
+import type { Knex } from 'knex';
+import type { KafkaMessage, Producer } from 'kafkajs';
+import { DomainEvent, EventType } from '@app/events';
+import { BackoffPolicy, exponentialDelay } from '../backoff';
+import { deadLetterMessage } from '../dead-letters';
+import { ErrorCode, errorCodeOf, isInfrastructureError, isRetriable, PlatformError } from '../errors';
+import { EventCodec } from '../event.codec';
+import { addToOutbox } from '../outbox/add-to-outbox';
+import { EventHandler, EventHandlers, HandlerContext } from './event-handlers';
+import { pauseHeartbeating } from './pause-heartbeating';
+import { recordInInbox } from './record-in-inbox';
+
+export type Delivery = 'handled' | 'dead-lettered' | 'given-back';
+
+/** What a delivery needs of its batch: to heartbeat while it waits, and to know the batch is still its own. */
+export interface BatchControl {
+  heartbeat(): Promise<void>;
+  stillOurs(): boolean;
+}
+
+export interface ConsumerStats {
+  processed: number;
+  duplicates: number;
+  retried: number;
+  deadLettered: number;
+  /** Deliveries given back to kafkajs because a dependency was unreachable. */
+  outages: number;
+}
+
+export interface DeliveryOptions {
+  name: string;
+  handlers: EventHandlers;
+  maxAttempts: number;
+  retryBackoff: BackoffPolicy;
+  outageMaxDelayMs?: number;
+}
+
+/**
+ * One consumer's handling of one message: decoded, then, in one transaction, its inbox row and its
+ * handler's rows; retried in place while the handler fails transiently, dead-lettered when it cannot
+ * be decoded or keeps failing, and waited out, never dead-lettered, while a dependency is down.
+ */
+export class MessageDelivery {
+  readonly stats: ConsumerStats = { processed: 0, duplicates: 0, retried: 0, deadLettered: 0, outages: 0 };
+
+  constructor(
+    private readonly knex: Knex,
+    private readonly codec: EventCodec,
+    private readonly producer: Producer,
+    private readonly deadLetterTopic: string,
+    private readonly logger: Logger,
+    private readonly options: DeliveryOptions,
+  ) {}
+
+  /**
+   * One message to its end: handled, dead-lettered, or given back unprocessed when the batch stops
+   * being ours. An outage (database, registry) is waited out in place however long it lasts, with
+   * backoff and heartbeats; it never counts as an attempt and never dead-letters.
+   */
+  async deliver(topic: string, partition: number, message: KafkaMessage, control: BatchControl): Promise<Delivery> {
+    for (let outages = 1; ; outages++) {
+      // An attempt can itself wait long (a connection the database will not give): heartbeat meanwhile.
+      const beat = setInterval(() => void control.heartbeat().catch(() => undefined), 1000);
+      try {
+        return await this.tryDeliver(topic, partition, message, control);
+      } catch (error) {
+        if (!isInfrastructureError(error)) throw error;
+        this.stats.outages++;
+        const delay = exponentialDelay(outages, { ...this.options.retryBackoff, maxMs: this.options.outageMaxDelayMs ?? 10_000 });
+        this.logger.warn(`${topic}[${partition}]@${message.offset}: a dependency is unavailable (${(error as Error).message}); trying again in ${delay} ms`);
+        if (!(await pauseHeartbeating(delay, control))) return 'given-back';
+      } finally {
+        clearInterval(beat);
+      }
+    }
+  }
+
+  private async tryDeliver(topic: string, partition: number, message: KafkaMessage, control: BatchControl): Promise<Delivery> {
+    let event: DomainEvent;
+    try {
+      event = await this.codec.decode(message.value, this.codec.typeOfTopic(topic));
+    } catch (error) {
+      if (!(error instanceof PlatformError)) throw error;
+      await this.deadLetter(topic, partition, message, error.code, error, 1);
+      return 'dead-lettered';
+    }
+    const handler = this.options.handlers[event.eventType] as EventHandler<EventType> | undefined;
+    if (!handler) return 'handled'; // cannot happen since values must match their topic; kept as a guard
+
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const firstTime = await this.knex.transaction(async (trx) => {
+          const fresh = await recordInInbox(trx, {
+            consumer: this.options.name,
+            eventId: event.eventId,
+            eventType: event.eventType,
+            topic,
+            partition,
+            offset: message.offset,
+          });
+          if (fresh) await handler(event as never, this.contextFor(trx, topic, partition, message));
+          return fresh;
+        });
+        if (firstTime) this.stats.processed++;
+        else this.stats.duplicates++;
+        return 'handled';
+      } catch (error) {
+        if (isInfrastructureError(error)) throw error;
+        if (!isRetriable(error) || attempt >= this.options.maxAttempts) {
+          await this.deadLetter(topic, partition, message, errorCodeOf(error), error, attempt);
+          return 'dead-lettered';
+        }
+        this.stats.retried++;
+        const delay = exponentialDelay(attempt, this.options.retryBackoff);
+        this.logger.warn(`${event.eventType} ${event.eventId} failed (attempt ${attempt}): ${(error as Error).message}; retrying in ${delay} ms`);
+        if (!(await pauseHeartbeating(delay, control))) return 'given-back';
+      }
+    }
+  }
+
+  private contextFor(trx: Knex.Transaction, topic: string, partition: number, message: KafkaMessage): HandlerContext {
+    const traceparent = message.headers?.traceparent?.toString();
+    return { trx, topic, partition, offset: message.offset, publish: (event) => addToOutbox(trx, event, traceparent) };
+  }
+
+  private async deadLetter(topic: string, partition: number, message: KafkaMessage, errorCode: ErrorCode, error: unknown, attempts: number) {
+    await this.producer.send({
+      topic: this.deadLetterTopic,
+      acks: -1,
+      messages: [deadLetterMessage({ topic, partition, message, consumer: this.options.name, errorCode, error, attempts })],
+    });
+    this.stats.deadLettered++;
+    this.logger.error(`dead-lettered ${topic}[${partition}]@${message.offset} after ${attempts} attempt(s): ${errorCode} ${(error as Error)?.message}`);
+  }
+}
