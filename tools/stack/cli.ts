@@ -1,8 +1,10 @@
 import { logTail, StackError } from './processes';
+import { ensureKafkaPasswords } from './kafka-security';
+import { ensureSigningKeys } from './signing-keys';
 import { stackDown, stackStatus, stackUp } from './stack';
 import { loadStackConfig } from './stack.config';
 
-const usage = 'usage: stack up | down | status';
+const usage = 'usage: stack up | down | status | secrets';
 
 async function main(command: string | undefined): Promise<number> {
   const config = loadStackConfig();
@@ -24,6 +26,13 @@ async function main(command: string | undefined): Promise<number> {
         print(`${p.part.padEnd(9)} ${(p.answers ? 'up' : 'DOWN').padEnd(5)} ${p.address}  (${owner})${p.log ? `  log ${p.log}` : ''}`);
       }
       return parts.every((p) => p.answers) ? 0 : 1;
+    }
+    case 'secrets': {
+      // What docker/compose.yml mounts, made without starting anything (no Java needed).
+      await ensureSigningKeys(config.stackDir);
+      const principals = Object.keys(ensureKafkaPasswords(config.stackDir));
+      print(`secrets in ${config.stackDir}/auth: token signing keys, the webhook sealing key, Kafka passwords of ${principals.join(', ')}`);
+      return 0;
     }
     default:
       process.stderr.write(`${usage}\n`);

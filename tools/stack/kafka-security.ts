@@ -13,18 +13,32 @@ export interface BrokerSecrets {
 }
 
 /**
- * The local broker's secrets, made once under the stack folder: a SCRAM password per principal (the
- * admin's also guards the controller listener, over SASL/PLAIN), and a self-signed certificate for
- * the TLS listener, made with the JDK's keytool, with its certificate exported as the CA clients trust.
+ * Every principal's SCRAM password, made once under the stack folder, kept together (the broker is
+ * formatted with all of them) and one file per principal (a client is given its own alone).
  */
-export function ensureBrokerSecrets(stackDir: string): BrokerSecrets {
+export function ensureKafkaPasswords(stackDir: string): Record<string, string> {
   const files = localAuthFiles(stackDir);
   fs.mkdirSync(files.dir, { recursive: true, mode: 0o700 });
   if (!fs.existsSync(files.kafkaCredentials)) {
-    const passwords = Object.fromEntries(kafkaPrincipals.map((p) => [p, randomBytes(18).toString('base64url')]));
-    fs.writeFileSync(files.kafkaCredentials, JSON.stringify(passwords, null, 2), { mode: 0o600 });
+    const made = Object.fromEntries(kafkaPrincipals.map((p) => [p, randomBytes(18).toString('base64url')]));
+    fs.writeFileSync(files.kafkaCredentials, JSON.stringify(made, null, 2), { mode: 0o600 });
   }
   const passwords = JSON.parse(fs.readFileSync(files.kafkaCredentials, 'utf8')) as Record<string, string>;
+  for (const [principal, password] of Object.entries(passwords)) {
+    // Readable by others inside the 0700 folder: a container's user must read the one it is given.
+    fs.writeFileSync(files.kafkaPasswordFile(principal), password, { mode: 0o644 });
+  }
+  return passwords;
+}
+
+/**
+ * The local broker's secrets: the principals' passwords (the admin's also guards the controller
+ * listener, over SASL/PLAIN), and a self-signed certificate for the TLS listener, made with the JDK's
+ * keytool, with its certificate exported as the CA clients trust.
+ */
+export function ensureBrokerSecrets(stackDir: string): BrokerSecrets {
+  const files = localAuthFiles(stackDir);
+  const passwords = ensureKafkaPasswords(stackDir);
   const keystorePassword = passwords.admin;
   if (!fs.existsSync(files.kafkaKeystore) || !fs.existsSync(files.kafkaCa)) {
     const keytool = requireCommand('keytool', 'default-jre-headless');

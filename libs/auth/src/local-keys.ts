@@ -26,6 +26,8 @@ export function localAuthFiles(stackDir = process.env.STACK_DIR || path.join(rep
     webhookSecretKey: path.join(dir, 'webhook-secret.key'),
     /** The local broker's SCRAM principals and their passwords (`npm run -s kafka:credentials -- <principal>`). */
     kafkaCredentials: path.join(dir, 'kafka-credentials.json'),
+    /** One principal's password alone (KAFKA_PASSWORD_FILE; docker/compose.yml mounts each as a secret). */
+    kafkaPasswordFile: (principal: string) => path.join(dir, `kafka-${principal}.password`),
     /** The local broker's TLS listener: its PKCS#12 keystore and the CA certificate clients trust. */
     kafkaKeystore: path.join(dir, 'kafka-tls.p12'),
     kafkaCa: path.join(dir, 'kafka-ca.pem'),
