@@ -46,7 +46,10 @@ async function bareRead(topics: string[], total: number): Promise<number> {
 
 async function main(): Promise<void> {
   const topics = eventTypes.map((t) => codec.topicFor(t));
-  await ensureTopics(kafka, topics.map((topic) => ({ topic })));
+  await ensureTopics(
+    kafka,
+    topics.map((topic) => ({ topic })),
+  );
   const producer = kafka.producer({ idempotent: true });
   await producer.connect();
   const events = Array.from({ length: tasks }, (_, i) => healthyFlow(i)).flat();

@@ -14,7 +14,6 @@ import { percentile, runBenchmark, writeResult } from './bench-support';
 Logger.overrideLogger(['error']);
 const tasks = Number(process.env.BENCH_TASKS ?? 100);
 
-
 async function kafkaHop(platform: Platform, samples: number): Promise<number[]> {
   const topic = `${platform.env.topicPrefix}bench-hop`;
   await ensureTopics(platform.kafka, [{ topic }]);
@@ -59,7 +58,10 @@ async function main(): Promise<void> {
       tasks,
       e2eMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies[latencies.length - 1] },
       kafkaHopMs: { p50: percentile(hop, 50), p99: percentile(hop, 99) },
-      ratioToOneHop: { p50: +(percentile(latencies, 50) / Math.max(1, percentile(hop, 50))).toFixed(1), p99: +(percentile(latencies, 99) / Math.max(1, percentile(hop, 99))).toFixed(1) },
+      ratioToOneHop: {
+        p50: +(percentile(latencies, 50) / Math.max(1, percentile(hop, 50))).toFixed(1),
+        p99: +(percentile(latencies, 99) / Math.max(1, percentile(hop, 99))).toFixed(1),
+      },
     };
     writeResult('e2e-latency', result);
   } finally {

@@ -50,7 +50,12 @@ describe('npm run audit', () => {
     expect(rebuilt).toMatchObject({ code: 0, stdout: expect.stringContaining('the projection matches the topics') });
 
     // When a QuotaRefunded for a task that was never debited is published straight to Kafka
-    const stray = newEvent('QuotaRefunded', { amount: 1, balanceAfter: 11 }, { taskId: randomUUID(), userId: 'audited', correlationId: randomUUID(), causationId: null }, 'intruder');
+    const stray = newEvent(
+      'QuotaRefunded',
+      { amount: 1, balanceAfter: 11 },
+      { taskId: randomUUID(), userId: 'audited', correlationId: randomUUID(), causationId: null },
+      'intruder',
+    );
     const codec = new EventCodec(defaults.schemaRegistryUrl, platform.env.topicPrefix);
     const producer = platform.kafka.producer();
     await producer.connect();
@@ -65,14 +70,12 @@ describe('npm run audit', () => {
     // And one task's timeline can be printed
     const timeline = await auditCli('--task', ids[0]);
     expect(timeline.code).toBe(0);
-    expect(timeline.stdout.split('\n').filter(Boolean).map((line) => line.split(/\s+/)[1])).toEqual([
-      'TaskAccepted',
-      'QuotaDebited',
-      'GenerationStarted',
-      'GenerationSucceeded',
-      'TaskCompleted',
-      'NotificationSent',
-    ]);
+    expect(
+      timeline.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split(/\s+/)[1]),
+    ).toEqual(['TaskAccepted', 'QuotaDebited', 'GenerationStarted', 'GenerationSucceeded', 'TaskCompleted', 'NotificationSent']);
   });
 
   it('names a task whose stored state differs from the state rebuilt from the topics', async () => {

@@ -50,10 +50,13 @@ describe('a service booting while the broker does not answer', () => {
     const admin = createKafka('boot-test', [defaults.kafkaBrokers]).admin();
     await admin.connect();
     try {
-      const members = await waitFor(async () => {
-        const { groups } = await admin.describeGroups([`${env.topicPrefix}quota`]);
-        return groups[0].state === 'Stable' && groups[0].members.length;
-      }, { what: "quota's group to be stable with its member" });
+      const members = await waitFor(
+        async () => {
+          const { groups } = await admin.describeGroups([`${env.topicPrefix}quota`]);
+          return groups[0].state === 'Stable' && groups[0].members.length;
+        },
+        { what: "quota's group to be stable with its member" },
+      );
       expect(members).toBe(1);
     } finally {
       await admin.disconnect();

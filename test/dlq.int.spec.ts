@@ -33,7 +33,10 @@ describe('re-driving dead letters', () => {
     const producer = world.kafka.producer();
     await producer.connect();
     for (const e of [fixable, hopeless]) {
-      await producer.send({ topic: world.codec.topicFor('TaskRequested'), messages: [{ key: e.taskId, value: await world.codec.encode(e), headers: { eventId: e.eventId } }] });
+      await producer.send({
+        topic: world.codec.topicFor('TaskRequested'),
+        messages: [{ key: e.taskId, value: await world.codec.encode(e), headers: { eventId: e.eventId } }],
+      });
     }
     await producer.disconnect();
     await waitFor(() => runner.stats.deadLettered === 2, { what: 'two dead letters' });
@@ -41,7 +44,12 @@ describe('re-driving dead letters', () => {
     // When the cause is fixed and a dry run is asked for
     broken = false;
     expect((await redrive(world.kafka, runner.groupId, { by: 'tester', dryRun: true, error: 'HANDLER_FAILED' })).redriven).toEqual([]);
-    const dry = await redrive(world.kafka, runner.groupId, { by: 'tester', dryRun: true, error: 'INVALID_EVENT', topic: world.codec.topicFor('TaskRequested') });
+    const dry = await redrive(world.kafka, runner.groupId, {
+      by: 'tester',
+      dryRun: true,
+      error: 'INVALID_EVENT',
+      topic: world.codec.topicFor('TaskRequested'),
+    });
     // Then it lists both and re-drives nothing
     expect(dry.redriven.map((l) => l.eventId).sort()).toEqual([fixable.eventId, hopeless.eventId].sort());
     expect(runner.stats.processed).toBe(0);

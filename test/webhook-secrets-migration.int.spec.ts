@@ -12,7 +12,10 @@ describe('sealing the webhook secrets stored before', () => {
     await ensureDatabase(env.databaseUrl('notification'));
     const knex = createKnex(env.databaseUrl('notification'), 2);
     try {
-      const before = notificationMigrations.slice(0, notificationMigrations.findIndex((m) => m.name === '002-sealed-secrets'));
+      const before = notificationMigrations.slice(
+        0,
+        notificationMigrations.findIndex((m) => m.name === '002-sealed-secrets'),
+      );
       await migrateToLatest(knex, before);
       await knex('webhooks').insert({ user_id: 'old-user', url: 'https://example.com/hook', secret: 'whsec_c2VjcmV0LWZyb20tYmVmb3Jl' });
 

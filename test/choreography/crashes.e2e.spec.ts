@@ -54,11 +54,16 @@ describe('services killed with SIGKILL in the middle of a task', () => {
       const { taskId } = (await platform.submit('debit-user', { text: 'x' })).body;
       const quotaDb = new Client({ connectionString: platform.env.databaseUrl('quota') });
       await quotaDb.connect();
-      await waitFor(async () => {
-        const debit = await quotaDb.query(`select 1 from quota_ledger where task_id = $1 and kind = 'debit'`, [taskId]);
-        const unpublished = await quotaDb.query(`select 1 from outbox where message_key = $1 and event_type = 'QuotaDebited' and published_at is null`, [taskId]);
-        return debit.rowCount === 1 && unpublished.rowCount === 1;
-      }, { what: 'the committed, unpublished debit' });
+      await waitFor(
+        async () => {
+          const debit = await quotaDb.query(`select 1 from quota_ledger where task_id = $1 and kind = 'debit'`, [taskId]);
+          const unpublished = await quotaDb.query(`select 1 from outbox where message_key = $1 and event_type = 'QuotaDebited' and published_at is null`, [
+            taskId,
+          ]);
+          return debit.rowCount === 1 && unpublished.rowCount === 1;
+        },
+        { what: 'the committed, unpublished debit' },
+      );
       await quotaDb.end();
       await platform.kill('quota');
       expect((await platform.task(taskId)).state).toBe('QUEUED');

@@ -37,7 +37,10 @@ describe("a failover of quota's database while tasks arrive", () => {
 
     // Then quota meets the read-only database, and the tasks wait
     const quota = platform.service('quota');
-    await waitFor(() => (quota.output().match(/read-only transaction/g) ?? []).length >= 12, { what: 'quota to meet the read-only database a dozen times', timeoutMs: 60_000 });
+    await waitFor(() => (quota.output().match(/read-only transaction/g) ?? []).length >= 12, {
+      what: 'quota to meet the read-only database a dozen times',
+      timeoutMs: 60_000,
+    });
     for (const taskId of taskIds) expect((await platform.task(taskId)).state).toBe('QUEUED');
 
     // When the database is writable again (the new primary took over)

@@ -39,11 +39,26 @@ describe('POST /tasks under an Idempotency-Key', () => {
 
   it.each([
     ['no key', {}, JSON.stringify({ userId: 'u', reportType: 'summary', input: {} }), 'the Idempotency-Key header is required'],
-    ['an over-long key', { 'idempotency-key': 'k'.repeat(256) }, JSON.stringify({ userId: 'u', reportType: 'summary', input: {} }), 'the Idempotency-Key header must be at most 255 characters, got 256'],
+    [
+      'an over-long key',
+      { 'idempotency-key': 'k'.repeat(256) },
+      JSON.stringify({ userId: 'u', reportType: 'summary', input: {} }),
+      'the Idempotency-Key header must be at most 255 characters, got 256',
+    ],
     ['no reportType', { 'idempotency-key': 'k1' }, JSON.stringify({ input: {} }), 'reportType is required and must be a non-empty string'],
     ['input not an object', { 'idempotency-key': 'k2' }, JSON.stringify({ userId: 'u', reportType: 'summary', input: [1] }), 'input must be a JSON object'],
-    ['an unknown field', { 'idempotency-key': 'k3' }, JSON.stringify({ userId: 'u', reportType: 'summary', input: {}, priority: 1 }), 'the request body has unknown field(s): priority'],
-    ['a bad report type', { 'idempotency-key': 'k4' }, JSON.stringify({ userId: 'u', reportType: 'Summary!', input: {} }), 'reportType must match /^[a-z][a-z0-9_-]*$/, got "Summary!"'],
+    [
+      'an unknown field',
+      { 'idempotency-key': 'k3' },
+      JSON.stringify({ userId: 'u', reportType: 'summary', input: {}, priority: 1 }),
+      'the request body has unknown field(s): priority',
+    ],
+    [
+      'a bad report type',
+      { 'idempotency-key': 'k4' },
+      JSON.stringify({ userId: 'u', reportType: 'Summary!', input: {} }),
+      'reportType must match /^[a-z][a-z0-9_-]*$/, got "Summary!"',
+    ],
     ['malformed JSON', { 'idempotency-key': 'k5' }, '{"userId": ', 'JSON'],
   ])('answers %s with 400 problem+json naming the problem, and writes nothing', async (_, headers, body, detail) => {
     const response = await post(headers as Record<string, string>, body);
@@ -65,7 +80,10 @@ describe('POST /tasks under an Idempotency-Key', () => {
     const ids: string[] = [];
     for (const i of [1, 2, 3]) ids.push((await platform.submit('lister', { i }, `list-${i}`)).body.taskId);
     const page1 = (await (await getAs('lister', '/tasks?limit=2')).json()) as { items: Array<{ taskId: string }>; nextOffset: number };
-    const page2 = (await (await getAs('lister', `/tasks?userId=lister&limit=2&offset=${page1.nextOffset}`)).json()) as { items: Array<{ taskId: string }>; nextOffset: number | null };
+    const page2 = (await (await getAs('lister', `/tasks?userId=lister&limit=2&offset=${page1.nextOffset}`)).json()) as {
+      items: Array<{ taskId: string }>;
+      nextOffset: number | null;
+    };
     expect([...page1.items, ...page2.items].map((t) => t.taskId)).toEqual([...ids].reverse());
     expect(page2.nextOffset).toBeNull();
   });

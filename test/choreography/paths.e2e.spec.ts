@@ -54,7 +54,10 @@ describe('each path of a report request, end to end', () => {
 
     expect(task).toMatchObject({ state: 'COMPENSATED', attempts: 4, reason: 'gave up after 4 attempts: the model answered 503' });
     expect(types(task).slice(-5)).toEqual(['GenerationStarted', 'GenerationFailed', 'QuotaRefunded', 'TaskFailed', 'NotificationSent']);
-    expect(task.timeline.find((e: { eventType: string }) => e.eventType === 'TaskFailed').data).toMatchObject({ compensated: true, errorCode: 'MODEL_UNAVAILABLE' });
+    expect(task.timeline.find((e: { eventType: string }) => e.eventType === 'TaskFailed').data).toMatchObject({
+      compensated: true,
+      errorCode: 'MODEL_UNAVAILABLE',
+    });
     expect(await platform.quota('exhausted-user')).toMatchObject({ balance: 2, debited: 1, refunded: 1 });
     const [note] = await platform.notifications('exhausted-user');
     expect(note.message).toBe('Your report could not be produced: gave up after 4 attempts: the model answered 503. The quota it used has been refunded.');
@@ -67,7 +70,10 @@ describe('each path of a report request, end to end', () => {
 
     expect(task).toMatchObject({ state: 'COMPENSATED', attempts: 1 });
     expect(types(task)).toEqual(['TaskAccepted', 'QuotaDebited', 'GenerationStarted', 'GenerationFailed', 'QuotaRefunded', 'TaskFailed', 'NotificationSent']);
-    expect(task.timeline.find((e: { eventType: string }) => e.eventType === 'GenerationFailed').data).toMatchObject({ errorClass: 'PERMANENT', errorCode: 'MODEL_REJECTED' });
+    expect(task.timeline.find((e: { eventType: string }) => e.eventType === 'GenerationFailed').data).toMatchObject({
+      errorClass: 'PERMANENT',
+      errorCode: 'MODEL_REJECTED',
+    });
     expect(await platform.quota('permanent-user')).toMatchObject({ balance: 2, debited: 1, refunded: 1 });
   });
 
@@ -92,7 +98,10 @@ describe('each path of a report request, end to end', () => {
     // Then
     expect(task).toMatchObject({ state: 'FAILED', attempts: 0, reason: 'not enough quota (balance 0)' });
     expect(types(task)).toEqual(['TaskAccepted', 'QuotaRejected', 'TaskFailed', 'NotificationSent']);
-    expect(task.timeline.find((e: { eventType: string }) => e.eventType === 'TaskFailed').data).toMatchObject({ compensated: false, errorCode: 'INSUFFICIENT_QUOTA' });
+    expect(task.timeline.find((e: { eventType: string }) => e.eventType === 'TaskFailed').data).toMatchObject({
+      compensated: false,
+      errorCode: 'INSUFFICIENT_QUOTA',
+    });
     expect(await platform.quota('poor-user')).toMatchObject({ balance: 0, debited: 2, refunded: 0 });
     expect(await platform.notifications('poor-user')).toHaveLength(3);
     // and generation, told of the refusal, closed the job without calling the model

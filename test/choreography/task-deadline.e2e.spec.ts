@@ -35,7 +35,11 @@ describe('tasks with no outcome past the task deadline', () => {
     await admin.connect();
     try {
       const ends = await admin.fetchTopicOffsets(requestTopic());
-      await admin.setOffsets({ groupId: `${platform.env.topicPrefix}quota`, topic: requestTopic(), partitions: ends.map((p) => ({ partition: p.partition, offset: p.high })) });
+      await admin.setOffsets({
+        groupId: `${platform.env.topicPrefix}quota`,
+        topic: requestTopic(),
+        partitions: ends.map((p) => ({ partition: p.partition, offset: p.high })),
+      });
     } finally {
       await admin.disconnect();
     }

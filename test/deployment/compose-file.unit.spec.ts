@@ -19,7 +19,11 @@ describe('docker/compose.yml', () => {
 
   it.each(services)('%s connects to Kafka as its own principal, with its own secret only', (name) => {
     const service = compose.services[name];
-    expect(service.environment).toMatchObject({ KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_USERNAME: name, KAFKA_PASSWORD_FILE: `/run/secrets/kafka-${name}` });
+    expect(service.environment).toMatchObject({
+      KAFKA_SASL_MECHANISM: 'scram-sha-512',
+      KAFKA_USERNAME: name,
+      KAFKA_PASSWORD_FILE: `/run/secrets/kafka-${name}`,
+    });
     expect(service.secrets).toEqual([`kafka-${name}`]);
     expect(service.environment).not.toHaveProperty('KAFKA_PASSWORD');
   });

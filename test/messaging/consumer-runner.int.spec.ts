@@ -139,10 +139,13 @@ describe('the inbox consumer runner', () => {
 
     // Then every event has exactly one effect
     const ids = events.map((e) => e.eventId);
-    await waitFor(async () => {
-      const { count } = (await world.db('inbox').where({ consumer: 'rebalance' }).whereIn('event_id', ids).count({ count: '*' }))[0];
-      return Number(count) === 300;
-    }, { what: 'all 300 events in the inbox', timeoutMs: 90_000 });
+    await waitFor(
+      async () => {
+        const { count } = (await world.db('inbox').where({ consumer: 'rebalance' }).whereIn('event_id', ids).count({ count: '*' }))[0];
+        return Number(count) === 300;
+      },
+      { what: 'all 300 events in the inbox', timeoutMs: 90_000 },
+    );
     const effects = await world.db('effects').where({ note: 'rebalance' }).whereIn('event_id', ids);
     expect(effects).toHaveLength(300);
     expect(new Set(effects.map((r) => r.event_id)).size).toBe(300);

@@ -20,20 +20,32 @@ describe('a consumer whose database fails the ways PostgreSQL fails', () => {
   const before = new Map<string, (trx: Knex.Transaction, attempt: number) => Promise<unknown>>();
   const attempts = new Map<string, number>();
 
-  const handle = (name: string) => async (event: { eventId: string; input: string }, { trx }: HandlerContext) => {
-    const note = (JSON.parse(event.input) as { note: string }).note;
-    const attempt = (attempts.get(`${name}:${note}`) ?? 0) + 1;
-    attempts.set(`${name}:${note}`, attempt);
-    if (name === 'db-faults') await before.get(note)?.(trx, attempt);
-    await trx('effects').insert({ event_id: event.eventId, note: name });
-  };
-  const effects = async (eventIds: string[], name = 'db-faults') => Number((await world.db('effects').whereIn('event_id', eventIds).where({ note: name }).count('* as n').first())!.n);
-  const terminateBackends = (where: string) =>
-    server.raw(`select pg_terminate_backend(pid) from pg_stat_activity where ${where} and pid <> pg_backend_pid()`);
+  const handle =
+    (name: string) =>
+    async (event: { eventId: string; input: string }, { trx }: HandlerContext) => {
+      const note = (JSON.parse(event.input) as { note: string }).note;
+      const attempt = (attempts.get(`${name}:${note}`) ?? 0) + 1;
+      attempts.set(`${name}:${note}`, attempt);
+      if (name === 'db-faults') await before.get(note)?.(trx, attempt);
+      await trx('effects').insert({ event_id: event.eventId, note: name });
+    };
+  const effects = async (eventIds: string[], name = 'db-faults') =>
+    Number((await world.db('effects').whereIn('event_id', eventIds).where({ note: name }).count('* as n').first())!.n);
+  const terminateBackends = (where: string) => server.raw(`select pg_terminate_backend(pid) from pg_stat_activity where ${where} and pid <> pg_backend_pid()`);
   const backendRunning = (sql: string) =>
-    waitFor(async () => (await server('pg_stat_activity').where({ datname: database }).where('query', 'like', `%${sql}%`).whereNot('query', 'like', '%pg_stat_activity%').first())?.pid, {
-      what: `a backend running ${sql}`,
-    });
+    waitFor(
+      async () =>
+        (
+          await server('pg_stat_activity')
+            .where({ datname: database })
+            .where('query', 'like', `%${sql}%`)
+            .whereNot('query', 'like', '%pg_stat_activity%')
+            .first()
+        )?.pid,
+      {
+        what: `a backend running ${sql}`,
+      },
+    );
 
   beforeAll(async () => {
     await world.setup();

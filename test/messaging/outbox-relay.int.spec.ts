@@ -26,10 +26,13 @@ describe('the outbox and its relay', () => {
     });
 
     // Then the event reaches its topic, decoded equal to what was written
-    const [message] = await waitFor(() => {
-      const found = reader.messages.filter((m) => m.event?.eventId === event.eventId);
-      return found.length > 0 && found;
-    }, { what: 'the committed event on its topic' });
+    const [message] = await waitFor(
+      () => {
+        const found = reader.messages.filter((m) => m.event?.eventId === event.eventId);
+        return found.length > 0 && found;
+      },
+      { what: 'the committed event on its topic' },
+    );
     expect(message.event).toEqual(event);
     expect(message.key).toBe(event.taskId);
     expect(header(message, 'eventId')).toBe(event.eventId);
@@ -90,10 +93,13 @@ describe('the outbox and its relay', () => {
     await Promise.all([write(world.db, keys.slice(0, 5)), write(secondPool, keys.slice(5))]);
 
     // Then all 500 arrive, and each key's events arrive in the order they were written
-    const arrived = await waitFor(() => {
-      const ours = reader.events().filter((e) => keys.includes(e.taskId));
-      return new Set(ours.map((e) => e.eventId)).size === 500 && ours;
-    }, { what: '500 events', timeoutMs: 60_000 });
+    const arrived = await waitFor(
+      () => {
+        const ours = reader.events().filter((e) => keys.includes(e.taskId));
+        return new Set(ours.map((e) => e.eventId)).size === 500 && ours;
+      },
+      { what: '500 events', timeoutMs: 60_000 },
+    );
     for (const key of keys) {
       const sequence = arrived.filter((e) => e.taskId === key).map((e) => Number(JSON.parse((e as { input: string }).input).note));
       const firstSeen = sequence.filter((seq, i) => sequence.indexOf(seq) === i);

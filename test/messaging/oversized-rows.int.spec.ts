@@ -55,17 +55,23 @@ describe('the relay with rows larger than the broker takes', () => {
     // Then every row of other keys is published within seconds, the last one included
     await waitFor(() => [...sixty, otherKey].every((e) => published(e.eventId)), { what: 'the rows of other keys', timeoutMs: 30_000 });
     // And the big row is parked and visible with the two rows it holds back, which stay unpublished
-    const [parked] = await waitFor(async () => {
-      const rows = await listParkedRows(world.db);
-      return rows.length === 1 && rows;
-    }, { what: 'the big row parked' });
+    const [parked] = await waitFor(
+      async () => {
+        const rows = await listParkedRows(world.db);
+        return rows.length === 1 && rows;
+      },
+      { what: 'the big row parked' },
+    );
     expect(parked).toMatchObject({ eventId: tooLarge.eventId, key: bigKey, heldBack: 2 });
     expect(parked.reason).toMatch(/refused by the broker/);
     expect(relay.stats.parked).toBe(1);
     expect(behindIt.some((e) => published(e.eventId))).toBe(false);
     expect(await world.db('outbox').whereNull('published_at').count('* as n').first()).toEqual({ n: '3' });
     // And the operator sees it with the dlq CLI
-    const listed = (await dlq(world, 'parked', '--service', 'quota', '--json')).trim().split('\n').map((line) => JSON.parse(line));
+    const listed = (await dlq(world, 'parked', '--service', 'quota', '--json'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(listed).toEqual([expect.objectContaining({ service: 'quota', id: parked.id, eventId: tooLarge.eventId, heldBack: 2 })]);
 
     // When the operator raises the topic's limit and releases the parked row

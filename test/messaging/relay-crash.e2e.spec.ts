@@ -111,8 +111,7 @@ describe('the outbox relay when its process dies', () => {
     const write = async (db: Knex, writerKeys: string[], from: number, to: number) => {
       for (let seq = from; seq < to; seq++) for (const key of writerKeys) await addToOutbox(db, taskRequested(key, String(seq)));
     };
-    const writeRound = (from: number, to: number) =>
-      Promise.all([write(world.db, keys.slice(0, 5), from, to), write(secondWriter, keys.slice(5), from, to)]);
+    const writeRound = (from: number, to: number) => Promise.all([write(world.db, keys.slice(0, 5), from, to), write(secondWriter, keys.slice(5), from, to)]);
     await writeRound(0, 20);
     await kill(a);
     await writeRound(20, 35);
@@ -121,10 +120,13 @@ describe('the outbox relay when its process dies', () => {
     await writeRound(35, 50);
 
     // Then all 500 arrive, each key's events first seen in the order they were written
-    const arrived = await waitFor(() => {
-      const ours = reader.events().filter((e) => keys.includes(e.taskId));
-      return new Set(ours.map((e) => e.eventId)).size === 500 && ours;
-    }, { what: '500 events', timeoutMs: 90_000 });
+    const arrived = await waitFor(
+      () => {
+        const ours = reader.events().filter((e) => keys.includes(e.taskId));
+        return new Set(ours.map((e) => e.eventId)).size === 500 && ours;
+      },
+      { what: '500 events', timeoutMs: 90_000 },
+    );
     for (const key of keys) {
       const sequence = arrived.filter((e) => e.taskId === key).map((e) => Number(JSON.parse((e as { input: string }).input).note));
       expect(sequence.filter((seq, i) => sequence.indexOf(seq) === i)).toEqual(Array.from({ length: 50 }, (_, i) => i));

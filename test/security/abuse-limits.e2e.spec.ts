@@ -86,10 +86,13 @@ describe('abuse limits', () => {
     expect(await rowsOf('hanger')).toBe(4);
 
     // And generation runs only two of the hanging user's tasks (half of its four slots) ...
-    await waitFor(async () => {
-      const jobs = await Promise.all(hanging.map((id) => platform.generation(id)));
-      return jobs.filter((j) => j.status === 'running').length === 2 && jobs.filter((j) => j.status === 'scheduled').length === 2;
-    }, { what: "two of the hanging user's attempts running and two waiting" });
+    await waitFor(
+      async () => {
+        const jobs = await Promise.all(hanging.map((id) => platform.generation(id)));
+        return jobs.filter((j) => j.status === 'running').length === 2 && jobs.filter((j) => j.status === 'scheduled').length === 2;
+      },
+      { what: "two of the hanging user's attempts running and two waiting" },
+    );
     // ... so another user's task still runs, and completes
     const { taskId } = (await platform.submit('patient', { text: 'still served' })).body;
     expect(await platform.settled(taskId)).toMatchObject({ state: 'SUCCESS' });
@@ -119,7 +122,11 @@ describe('abuse limits', () => {
       fetch(`${platform.url('quota')}/quota/a%00b`, { headers }),
       fetch(`${platform.url('notification')}/notifications?userId=a%00b`, { headers }),
       fetch(`${platform.url('tasks')}/tasks?userId=%00`, { headers }),
-      fetch(`${platform.url('notification')}/users/a%00b/webhook`, { method: 'PUT', headers: { ...headers, 'content-type': 'application/json' }, body: '{"url":"https://example.com/h"}' }),
+      fetch(`${platform.url('notification')}/users/a%00b/webhook`, {
+        method: 'PUT',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: '{"url":"https://example.com/h"}',
+      }),
       fetch(`${platform.url('quota')}/quota/%ED%A0%80`, { headers }),
     ]);
     expect(answers.map((a) => a.status)).toEqual([400, 400, 400, 400, 400]);

@@ -61,18 +61,21 @@ describe('the compose broker (docker/kafka/start-broker.sh)', () => {
       },
       stdio: ['ignore', fs.openSync(path.join(work, 'broker.log'), 'a'), fs.openSync(path.join(work, 'broker.log'), 'a')],
     });
-    await waitFor(async () => {
-      const admin = client({ username: 'admin', password: passwords.admin }).admin();
-      try {
-        await admin.connect();
-        await admin.listTopics();
-        return true;
-      } catch {
-        return false;
-      } finally {
-        await admin.disconnect().catch(() => undefined);
-      }
-    }, { timeoutMs: 90_000, what: `the compose broker to answer (see ${work}/broker.log)` });
+    await waitFor(
+      async () => {
+        const admin = client({ username: 'admin', password: passwords.admin }).admin();
+        try {
+          await admin.connect();
+          await admin.listTopics();
+          return true;
+        } catch {
+          return false;
+        } finally {
+          await admin.disconnect().catch(() => undefined);
+        }
+      },
+      { timeoutMs: 90_000, what: `the compose broker to answer (see ${work}/broker.log)` },
+    );
   }
 
   async function stopBroker() {

@@ -31,7 +31,12 @@ describe('forged events', () => {
     }
   }
   const failure = (taskId: string, userId: string) =>
-    newEvent('GenerationFailed', { attempts: 1, errorClass: 'PERMANENT', errorCode: 'MODEL_REJECTED', reason: 'forged' }, { taskId, userId, correlationId: randomUUID(), causationId: null }, 'generation');
+    newEvent(
+      'GenerationFailed',
+      { attempts: 1, errorClass: 'PERMANENT', errorCode: 'MODEL_REJECTED', reason: 'forged' },
+      { taskId, userId, correlationId: randomUUID(), causationId: null },
+      'generation',
+    );
 
   it("refunds nobody for a forged GenerationFailed on another user's completed task that names a third user", async () => {
     // Given the victim's task, completed and charged
@@ -61,15 +66,23 @@ describe('forged events', () => {
   it("dead-letters a value of one event type written to another type's topic (TOPIC_MISMATCH), and nothing runs", async () => {
     // When a TaskAccepted, which would start work, is written to quota-debited
     const taskId = randomUUID();
-    const smuggled = newEvent('TaskAccepted', { idempotencyKey: null, reportType: 'summary', input: '{}' }, { taskId, userId: 'forge-smuggler', correlationId: randomUUID(), causationId: null }, 'tasks');
+    const smuggled = newEvent(
+      'TaskAccepted',
+      { idempotencyKey: null, reportType: 'summary', input: '{}' },
+      { taskId, userId: 'forge-smuggler', correlationId: randomUUID(), causationId: null },
+      'tasks',
+    );
     await forge(smuggled, 'QuotaDebited');
 
     // Then the consumers of quota-debited dead-letter it as TOPIC_MISMATCH
     for (const group of ['tasks', 'generation']) {
-      const letters = await waitFor(async () => {
-        const found = (await readDeadLetters(platform.kafka, `${platform.env.topicPrefix}${group}`)).filter((l) => l.errorCode === 'TOPIC_MISMATCH');
-        return found.length > 0 && found;
-      }, { what: `${group} to dead-letter the smuggled value` });
+      const letters = await waitFor(
+        async () => {
+          const found = (await readDeadLetters(platform.kafka, `${platform.env.topicPrefix}${group}`)).filter((l) => l.errorCode === 'TOPIC_MISMATCH');
+          return found.length > 0 && found;
+        },
+        { what: `${group} to dead-letter the smuggled value` },
+      );
       expect(letters[0]).toMatchObject({ originalTopic: codec.topicFor('QuotaDebited') });
     }
     // And no task, debit or job came of it
@@ -81,12 +94,22 @@ describe('forged events', () => {
 
   it("takes no TaskRequested as accepted because it says producer: tasks; quota acts only on the tasks service's TaskAccepted", async () => {
     // Given a request adopted under a key
-    const first = newEvent('TaskRequested', { idempotencyKey: 'forge-key', reportType: 'summary', input: '{"n":1}' }, { taskId: randomUUID(), userId: 'forge-claimer', correlationId: randomUUID(), causationId: null }, 'partner');
+    const first = newEvent(
+      'TaskRequested',
+      { idempotencyKey: 'forge-key', reportType: 'summary', input: '{"n":1}' },
+      { taskId: randomUUID(), userId: 'forge-claimer', correlationId: randomUUID(), causationId: null },
+      'partner',
+    );
     await forge(first);
     await platform.settled(first.taskId);
 
     // When another request reuses the key with other content, claiming to come from the tasks service
-    const pretender = newEvent('TaskRequested', { idempotencyKey: 'forge-key', reportType: 'summary', input: '{"n":2}' }, { taskId: randomUUID(), userId: 'forge-claimer', correlationId: randomUUID(), causationId: null }, 'tasks');
+    const pretender = newEvent(
+      'TaskRequested',
+      { idempotencyKey: 'forge-key', reportType: 'summary', input: '{"n":2}' },
+      { taskId: randomUUID(), userId: 'forge-claimer', correlationId: randomUUID(), causationId: null },
+      'tasks',
+    );
     await forge(pretender);
     await platform.consumersCaughtUp();
 
@@ -98,7 +121,12 @@ describe('forged events', () => {
   it('completes a request the tasks service accepted under the old scheme (on task-requested) and no one acted on yet', async () => {
     // Given tasks' own state from before the upgrade: the task and its request in the timeline, and
     // the request on task-requested, written by tasks, with no TaskAccepted anywhere
-    const legacy = newEvent('TaskRequested', { idempotencyKey: null, reportType: 'summary', input: '{"legacy":true}' }, { taskId: randomUUID(), userId: 'legacy-user', correlationId: randomUUID(), causationId: null }, 'tasks');
+    const legacy = newEvent(
+      'TaskRequested',
+      { idempotencyKey: null, reportType: 'summary', input: '{"legacy":true}' },
+      { taskId: randomUUID(), userId: 'legacy-user', correlationId: randomUUID(), causationId: null },
+      'tasks',
+    );
     const tasksDb = new Client({ connectionString: platform.env.databaseUrl('tasks') });
     await tasksDb.connect();
     try {
@@ -106,13 +134,26 @@ describe('forged events', () => {
         legacy.taskId,
         legacy.userId,
         '{"legacy":true}',
-        JSON.stringify({ requested: true, debited: false, rejected: false, succeeded: false, generationFailed: false, refunded: false, attemptsStarted: 0, attemptsRetried: 0, attemptsFinal: 0, rejectionReason: null, failureReason: null, failureCode: null, reportRef: null }),
+        JSON.stringify({
+          requested: true,
+          debited: false,
+          rejected: false,
+          succeeded: false,
+          generationFailed: false,
+          refunded: false,
+          attemptsStarted: 0,
+          attemptsRetried: 0,
+          attemptsFinal: 0,
+          rejectionReason: null,
+          failureReason: null,
+          failureCode: null,
+          reportRef: null,
+        }),
       ]);
-      await tasksDb.query(`insert into task_timeline (task_id, event_id, event_type, occurred_at, producer, payload) values ($1, $2, 'TaskRequested', now(), 'tasks', $3)`, [
-        legacy.taskId,
-        legacy.eventId,
-        JSON.stringify(legacy),
-      ]);
+      await tasksDb.query(
+        `insert into task_timeline (task_id, event_id, event_type, occurred_at, producer, payload) values ($1, $2, 'TaskRequested', now(), 'tasks', $3)`,
+        [legacy.taskId, legacy.eventId, JSON.stringify(legacy)],
+      );
     } finally {
       await tasksDb.end();
     }

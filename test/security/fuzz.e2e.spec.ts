@@ -19,7 +19,20 @@ const runs = Number(process.env.FUZZ_RUNS ?? 5000);
 
 /** Path segments and query values a hostile caller would try, beside ordinary ones. */
 const segment = fc.oneof(
-  fc.constantFrom('fuzz-a', 'fuzz-b', 'test-admin', '00000000-0000-4000-8000-000000000000', '%00', 'a%00b', '%ED%A0%80', '%F0%9F%98%80', '..%2F..%2Fetc', '%25', '.', 'x'.repeat(300)),
+  fc.constantFrom(
+    'fuzz-a',
+    'fuzz-b',
+    'test-admin',
+    '00000000-0000-4000-8000-000000000000',
+    '%00',
+    'a%00b',
+    '%ED%A0%80',
+    '%F0%9F%98%80',
+    '..%2F..%2Fetc',
+    '%25',
+    '.',
+    'x'.repeat(300),
+  ),
   fc.uuid(),
   fc.string({ maxLength: 20 }).map(encodeURIComponent),
 );
@@ -32,9 +45,16 @@ const input = fc.oneof(
   fc.jsonValue({ maxDepth: 4 }),
   fc.constantFrom('{"s":"\\u0000"}', '{"s":"\\ud800"}', '{"\\udc00":1}', `${'{"a":'.repeat(40)}1${'}'.repeat(40)}`, '{"simulate":{"hang":true}}'),
 );
-const taskBody = fc.record({ userId: fc.option(fc.constantFrom('fuzz-a', 'fuzz-b', 'victim', '', 'a\u0000'), { nil: undefined }), reportType: fc.constantFrom('summary', 'Bad!', ''), input });
+const taskBody = fc.record({
+  userId: fc.option(fc.constantFrom('fuzz-a', 'fuzz-b', 'victim', '', 'a\u0000'), { nil: undefined }),
+  reportType: fc.constantFrom('summary', 'Bad!', ''),
+  input,
+});
 const body = fc.oneof(
-  taskBody.map((b) => `{${b.userId === undefined ? '' : `"userId":${JSON.stringify(b.userId)},`}"reportType":${JSON.stringify(b.reportType)},"input":${typeof b.input === 'string' ? b.input : JSON.stringify(b.input)}}`),
+  taskBody.map(
+    (b) =>
+      `{${b.userId === undefined ? '' : `"userId":${JSON.stringify(b.userId)},`}"reportType":${JSON.stringify(b.reportType)},"input":${typeof b.input === 'string' ? b.input : JSON.stringify(b.input)}}`,
+  ),
   fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
   fc.record({ amount: fc.oneof(fc.integer(), fc.double(), fc.string(), fc.constant(2 ** 40)) }).map((v) => JSON.stringify(v)),
   fc.record({ url: fc.oneof(fc.webUrl(), fc.string(), fc.constantFrom('http://127.0.0.1:1/x', 'ftp://x', 'https://[::1]/')) }).map((v) => JSON.stringify(v)),
@@ -50,14 +70,29 @@ const route = fc.oneof(
   segment.map<[App, string, string]>((s) => ['generation', 'GET', `/generations/${s}`]),
   query.map<[App, string, string]>((q) => ['notification', 'GET', `/notifications${q}`]),
   segment.map<[App, string, string]>((s) => ['notification', 'PUT', `/users/${s}/webhook`]),
-  fc.tuple(fc.constantFrom<App>('tasks', 'quota', 'generation', 'notification'), fc.constantFrom('DELETE', 'PATCH', 'PUT', 'POST', 'GET', 'OPTIONS'), segment).map<[App, string, string]>(([a, m, s]) => [a, m, `/${s}`]),
+  fc
+    .tuple(fc.constantFrom<App>('tasks', 'quota', 'generation', 'notification'), fc.constantFrom('DELETE', 'PATCH', 'PUT', 'POST', 'GET', 'OPTIONS'), segment)
+    .map<[App, string, string]>(([a, m, s]) => [a, m, `/${s}`]),
 );
 const anything: fc.Arbitrary<FuzzRequest> = fc
   .record({
     route,
     auth: fc.constantFrom<FuzzRequest['auth']>('none', 'garbage', 'user-a', 'user-a', 'user-b', 'viewer', 'admin'),
-    key: fc.option(fc.oneof(fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 300 }), fc.constantFrom('k1', 'k2', 'k3')), { nil: undefined }),
-    contentType: fc.option(fc.constantFrom('application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/merge-patch+json', 'application/json; charset=utf-16'), { nil: undefined }),
+    key: fc.option(
+      fc.oneof(fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 300 }), fc.constantFrom('k1', 'k2', 'k3')),
+      { nil: undefined },
+    ),
+    contentType: fc.option(
+      fc.constantFrom(
+        'application/json',
+        'application/json',
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'application/merge-patch+json',
+        'application/json; charset=utf-16',
+      ),
+      { nil: undefined },
+    ),
     body,
   })
   .map(({ route: [app, method, path], ...rest }) => ({ app, method, path, ...rest, body: ['GET', 'OPTIONS'].includes(method) ? undefined : rest.body }));
@@ -73,23 +108,27 @@ const almostValid: fc.Arbitrary<FuzzRequest> = fc.oneof(
     contentType: 'application/json',
     body: `{${userId ? `"userId":"${userId}",` : ''}"reportType":"summary","input":${typeof given === 'string' ? given : JSON.stringify(given)}}`,
   })),
-  fc.record({ user: segment, amount: fc.oneof(fc.integer({ min: -5, max: 2_000_000 }), fc.constant(2 ** 31)), key: fc.constantFrom('g1', 'g2', 'g3') }).map(({ user, amount, key }) => ({
-    app: 'quota' as const,
-    method: 'POST',
-    path: `/quota/${user}/grants`,
-    auth: 'admin' as const,
-    key,
-    contentType: 'application/json',
-    body: JSON.stringify({ amount }),
-  })),
-  fc.record({ user: fc.constantFrom('fuzz-a', 'fuzz-b'), url: fc.oneof(fc.webUrl(), fc.constantFrom('http://127.0.0.1:1/x', 'https://example.com/hook')) }).map(({ user, url }) => ({
-    app: 'notification' as const,
-    method: 'PUT',
-    path: `/users/${user}/webhook`,
-    auth: 'user-a' as const,
-    contentType: 'application/json',
-    body: JSON.stringify({ url }),
-  })),
+  fc
+    .record({ user: segment, amount: fc.oneof(fc.integer({ min: -5, max: 2_000_000 }), fc.constant(2 ** 31)), key: fc.constantFrom('g1', 'g2', 'g3') })
+    .map(({ user, amount, key }) => ({
+      app: 'quota' as const,
+      method: 'POST',
+      path: `/quota/${user}/grants`,
+      auth: 'admin' as const,
+      key,
+      contentType: 'application/json',
+      body: JSON.stringify({ amount }),
+    })),
+  fc
+    .record({ user: fc.constantFrom('fuzz-a', 'fuzz-b'), url: fc.oneof(fc.webUrl(), fc.constantFrom('http://127.0.0.1:1/x', 'https://example.com/hook')) })
+    .map(({ user, url }) => ({
+      app: 'notification' as const,
+      method: 'PUT',
+      path: `/users/${user}/webhook`,
+      auth: 'user-a' as const,
+      contentType: 'application/json',
+      body: JSON.stringify({ url }),
+    })),
 );
 const request = fc.oneof({ arbitrary: anything, weight: 3 }, { arbitrary: almostValid, weight: 1 });
 

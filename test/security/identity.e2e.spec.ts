@@ -16,7 +16,13 @@ describe('identity on every HTTP call', () => {
   beforeAll(() => platform.start());
   afterAll(() => platform.stop());
 
-  const call = async (app: 'tasks' | 'quota' | 'generation' | 'notification', method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
+  const call = async (
+    app: 'tasks' | 'quota' | 'generation' | 'notification',
+    method: string,
+    path: string,
+    headers: Record<string, string> = {},
+    body?: unknown,
+  ) =>
     fetch(`${platform.url(app)}${path}`, {
       method,
       headers: { 'content-type': 'application/json', ...headers },
@@ -27,8 +33,19 @@ describe('identity on every HTTP call', () => {
     const jwk = JSON.parse(fs.readFileSync(files.privateKey, 'utf8')) as JWK;
     return { jwk, key: await importJWK(jwk, 'RS256') };
   };
-  const signed = async (key: Parameters<SignJWT['sign']>[0], header: { alg: string; kid?: string }, overrides: Record<string, unknown> = {}, exp: string | number = '5m') =>
-    new SignJWT({ ...overrides }).setProtectedHeader(header).setSubject(claims.sub).setIssuer(claims.iss).setAudience((overrides.aud as string) ?? claims.aud).setExpirationTime(exp).sign(key);
+  const signed = async (
+    key: Parameters<SignJWT['sign']>[0],
+    header: { alg: string; kid?: string },
+    overrides: Record<string, unknown> = {},
+    exp: string | number = '5m',
+  ) =>
+    new SignJWT({ ...overrides })
+      .setProtectedHeader(header)
+      .setSubject(claims.sub)
+      .setIssuer(claims.iss)
+      .setAudience((overrides.aud as string) ?? claims.aud)
+      .setExpirationTime(exp)
+      .sign(key);
 
   it('answers 401 with WWW-Authenticate: Bearer to every endpoint called without a token, and serves /health without one', async () => {
     const endpoints: Array<[Parameters<typeof call>[0], string, string, unknown?]> = [
@@ -58,12 +75,21 @@ describe('identity on every HTTP call', () => {
     const forgeries: Array<[string, string]> = [
       ['expired', await signed(key, { alg: 'RS256', kid: jwk.kid }, {}, Math.floor(Date.now() / 1000) - 60)],
       ['wrong audience', await signed(key, { alg: 'RS256', kid: jwk.kid }, { aud: 'another-api' })],
-      ['alg none', new UnsecuredJWT({ roles: ['admin'] }).setSubject('alice').setIssuer(localIssuer).setAudience(localAudience).setExpirationTime('5m').encode()],
+      [
+        'alg none',
+        new UnsecuredJWT({ roles: ['admin'] }).setSubject('alice').setIssuer(localIssuer).setAudience(localAudience).setExpirationTime('5m').encode(),
+      ],
       ['HS256 with the public key', await signed(new TextEncoder().encode(publicPem), { alg: 'HS256', kid: jwk.kid }, { roles: ['admin'] })],
       ['unknown kid', await signed(stranger.privateKey, { alg: 'RS256', kid: 'not-a-key-of-ours' }, { roles: ['admin'] })],
     ];
     for (const [what, token] of forgeries) {
-      const response = await call('quota', 'POST', '/quota/alice/grants', { authorization: `Bearer ${token}`, 'idempotency-key': `forged-${what}` }, { amount: 1000 });
+      const response = await call(
+        'quota',
+        'POST',
+        '/quota/alice/grants',
+        { authorization: `Bearer ${token}`, 'idempotency-key': `forged-${what}` },
+        { amount: 1000 },
+      );
       expect([what, response.status]).toEqual([what, 401]);
       expect(response.headers.get('www-authenticate')).toContain('Bearer');
     }
@@ -97,7 +123,13 @@ describe('identity on every HTTP call', () => {
     expect((await call('notification', 'GET', '/notifications?userId=victim', mallory)).status).toBe(403);
     const hijack = await call('notification', 'PUT', '/users/victim/webhook', mallory, { url: 'https://mallory.example/hook' });
     expect(hijack.status).toBe(403);
-    const spend = await call('tasks', 'POST', '/tasks', { ...mallory, 'idempotency-key': 'spend-victim' }, { userId: 'victim', reportType: 'summary', input: {} });
+    const spend = await call(
+      'tasks',
+      'POST',
+      '/tasks',
+      { ...mallory, 'idempotency-key': 'spend-victim' },
+      { userId: 'victim', reportType: 'summary', input: {} },
+    );
     expect(spend.status).toBe(403);
 
     // Then nothing changed: no webhook for the victim, no second task, no second debit
@@ -114,14 +146,20 @@ describe('identity on every HTTP call', () => {
   });
 
   it('lets an admin act on behalf of a user named in the body', async () => {
-    const response = await call('tasks', 'POST', '/tasks', { ...(await asAdmin()), 'idempotency-key': 'on-behalf' }, { userId: 'assisted', reportType: 'summary', input: {} });
+    const response = await call(
+      'tasks',
+      'POST',
+      '/tasks',
+      { ...(await asAdmin()), 'idempotency-key': 'on-behalf' },
+      { userId: 'assisted', reportType: 'summary', input: {} },
+    );
     expect(response.status).toBe(202);
     const { taskId, userId } = (await response.json()) as { taskId: string; userId: string };
     expect(userId).toBe('assisted');
     expect((await platform.settled(taskId)).userId).toBe('assisted');
   });
 
-  it("lets a viewer read everything with inputs masked, and change nothing", async () => {
+  it('lets a viewer read everything with inputs masked, and change nothing', async () => {
     const { taskId } = (await platform.submit('watched', { secret: 'private words' })).body;
     await platform.settled(taskId);
     const viewer = await authAs('auditor-jo', 'viewer');

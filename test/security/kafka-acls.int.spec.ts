@@ -68,7 +68,17 @@ describe('Kafka principals and ACLs', () => {
     await expect(admin.createTopics({ topics: [{ topic: `${env.topicPrefix}quota-made-this` }] })).rejects.toThrow();
     await expect(
       admin.createAcls({
-        acl: [{ resourceType: AclResourceTypes.TOPIC, resourceName: '*', resourcePatternType: ResourcePatternTypes.LITERAL, principal: 'User:quota', host: '*', operation: AclOperationTypes.ALL, permissionType: AclPermissionTypes.ALLOW }],
+        acl: [
+          {
+            resourceType: AclResourceTypes.TOPIC,
+            resourceName: '*',
+            resourcePatternType: ResourcePatternTypes.LITERAL,
+            principal: 'User:quota',
+            host: '*',
+            operation: AclOperationTypes.ALL,
+            permissionType: AclPermissionTypes.ALLOW,
+          },
+        ],
       }),
     ).rejects.toThrow();
     const byAdmin = as('admin').admin();

@@ -39,7 +39,9 @@ describe('webhooks that cannot be aimed inside', () => {
   let receiverAnswer: (res: import('node:http').ServerResponse) => void = (res) => res.writeHead(204).end();
 
   beforeAll(async () => {
-    dns = await new TestDnsServer((name) => (name === 'rebind.test' ? rebindTo : name === 'localhost' ? '127.0.0.1' : name === 'public.test' ? '93.184.216.34' : undefined)).start();
+    dns = await new TestDnsServer((name) =>
+      name === 'rebind.test' ? rebindTo : name === 'localhost' ? '127.0.0.1' : name === 'public.test' ? '93.184.216.34' : undefined,
+    ).start();
     receiverPort = await freePort();
     targetPort = await freePort();
     receiver = await listen(receiverPort, (res) => receiverAnswer(res));
@@ -140,10 +142,13 @@ describe('webhooks that cannot be aimed inside', () => {
     await platform.settled((await platform.submit('rebound')).body.taskId);
 
     // Then the delivery was refused at connect: the inside target saw no connection
-    const [note] = await waitFor(async () => {
-      const notes = await platform.notifications('rebound');
-      return notes[0]?.status === 'failed' && notes;
-    }, { what: 'the delivery to fail' });
+    const [note] = await waitFor(
+      async () => {
+        const notes = await platform.notifications('rebound');
+        return notes[0]?.status === 'failed' && notes;
+      },
+      { what: 'the delivery to fail' },
+    );
     expect(note.lastError).toBe('refused-destination');
     expect(target.seen.connections).toBe(0);
     expect(dns.queries.filter((q) => q === 'A rebind.test').length).toBeGreaterThanOrEqual(2);

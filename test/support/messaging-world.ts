@@ -3,16 +3,7 @@ import type { Knex } from 'knex';
 import { defaults } from '@app/config';
 import { createKnex, ensureDatabase, migrateToLatest } from '@app/database';
 import { DomainEvent, newEvent } from '@app/events';
-import {
-  ConsumerRunner,
-  createKafka,
-  EventCodec,
-  EventHandlers,
-  messagingTables,
-  outboxParking,
-  OutboxRelay,
-  RelayOptions,
-} from '@app/messaging';
+import { ConsumerRunner, createKafka, EventCodec, EventHandlers, messagingTables, outboxParking, OutboxRelay, RelayOptions } from '@app/messaging';
 import { removeTestData } from './remove-test-data';
 import { TestEnv } from './test-env';
 
@@ -55,10 +46,7 @@ export class MessagingWorld {
     return relay;
   }
 
-  async consumer(
-    handlers: EventHandlers,
-    options: { name?: string; maxAttempts?: number; codec?: EventCodec; db?: Knex } = {},
-  ): Promise<ConsumerRunner> {
+  async consumer(handlers: EventHandlers, options: { name?: string; maxAttempts?: number; codec?: EventCodec; db?: Knex } = {}): Promise<ConsumerRunner> {
     const runner = new ConsumerRunner(options.db ?? this.db, this.kafka, options.codec ?? this.codec, {
       name: options.name ?? 'test-consumer',
       handlers,
@@ -82,7 +70,11 @@ export class MessagingWorld {
     await producer.connect();
     try {
       for (const event of events) {
-        await producer.send({ topic: this.codec.topicFor(event.eventType), acks: -1, messages: [{ key: event.taskId, value: await this.codec.encode(event) }] });
+        await producer.send({
+          topic: this.codec.topicFor(event.eventType),
+          acks: -1,
+          messages: [{ key: event.taskId, value: await this.codec.encode(event) }],
+        });
       }
     } finally {
       await producer.disconnect();

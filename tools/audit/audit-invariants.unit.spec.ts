@@ -55,9 +55,19 @@ describe('the audit of what was published', () => {
     const stray = refundOnly.refunded();
     const [n1, n2] = [twice.notified('TaskCompleted'), twice.notified('TaskCompleted')];
     const report = audit([
-      twice.requested(), d1, d2, c1, c2, n1, n2,
-      refundOnly.requested(), stray,
-      noRefund.requested(), noRefund.debited(), noRefund.failed(), noRefund.taskFailed(),
+      twice.requested(),
+      d1,
+      d2,
+      c1,
+      c2,
+      n1,
+      n2,
+      refundOnly.requested(),
+      stray,
+      noRefund.requested(),
+      noRefund.debited(),
+      noRefund.failed(),
+      noRefund.taskFailed(),
     ]);
     const found = report.violations.map((v) => [v.invariant, v.subject]);
     expect(found).toEqual(

@@ -19,7 +19,6 @@ Logger.overrideLogger(['error']);
 // Reads as the auditor: every event topic, nothing else (the local stack's credentials unless the environment names others).
 if (!process.env.KAFKA_USERNAME) Object.assign(process.env, localKafkaEnv('auditor'));
 
-
 const program = new Command()
   .name('audit')
   .description('Replay the event topics and check the invariants of the task platform.')
@@ -28,7 +27,11 @@ const program = new Command()
   .option('--to <time>', 'only events that occurred before this time', timeArgument)
   .option('--task <taskId>', "print one task's timeline")
   .option('--rebuild', "compare a projection rebuilt from the topics with the tasks service's table")
-  .option('--stuck-after <duration>', 'a task with no outcome this long after its request is stuck (default: the tasks service\'s deadline and grace, 20m)', parseDuration)
+  .option(
+    '--stuck-after <duration>',
+    "a task with no outcome this long after its request is stuck (default: the tasks service's deadline and grace, 20m)",
+    parseDuration,
+  )
   .exitOverride();
 
 async function main(): Promise<number> {
@@ -46,19 +49,31 @@ async function main(): Promise<number> {
   });
   bar?.stop();
   const seconds = (Date.now() - started) / 1000;
-  const inWindow = events.filter((e) => (options.from === undefined || e.occurredAt >= options.from) && (options.to === undefined || e.occurredAt < options.to));
+  const inWindow = events.filter(
+    (e) => (options.from === undefined || e.occurredAt >= options.from) && (options.to === undefined || e.occurredAt < options.to),
+  );
 
   if (options.task) return printTask(inWindow, options.task, options.json);
   if (options.rebuild) return rebuild(inWindow, config.databaseUrl, options.json);
 
-  const report = { ...audit(inWindow, Date.now(), options.stuckAfter ?? defaultStuckAfterMs), undecodable, readSeconds: seconds, eventsPerSecond: Math.round(events.length / Math.max(seconds, 0.001)) };
+  const report = {
+    ...audit(inWindow, Date.now(), options.stuckAfter ?? defaultStuckAfterMs),
+    undecodable,
+    readSeconds: seconds,
+    eventsPerSecond: Math.round(events.length / Math.max(seconds, 0.001)),
+  };
   if (options.json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
-    process.stdout.write(`${report.events} events (${report.duplicates} copies) of ${report.tasks} tasks read in ${seconds.toFixed(1)} s (${report.eventsPerSecond} events/s)\n`);
-    process.stdout.write(`${report.inFlight.length} task(s) in flight${report.inFlight.length ? `, the oldest for ${Math.round(Math.max(...report.inFlight.map((t) => t.ageMs ?? 0)) / 1000)} s` : ''}\n`);
+    process.stdout.write(
+      `${report.events} events (${report.duplicates} copies) of ${report.tasks} tasks read in ${seconds.toFixed(1)} s (${report.eventsPerSecond} events/s)\n`,
+    );
+    process.stdout.write(
+      `${report.inFlight.length} task(s) in flight${report.inFlight.length ? `, the oldest for ${Math.round(Math.max(...report.inFlight.map((t) => t.ageMs ?? 0)) / 1000)} s` : ''}\n`,
+    );
     if (undecodable.length) process.stdout.write(`${undecodable.length} message(s) could not be decoded\n`);
-    for (const v of report.violations) process.stdout.write(`VIOLATION ${v.invariant} ${v.subject}: ${v.message}${v.eventIds.length ? ` (events ${v.eventIds.join(', ')})` : ''}\n`);
+    for (const v of report.violations)
+      process.stdout.write(`VIOLATION ${v.invariant} ${v.subject}: ${v.message}${v.eventIds.length ? ` (events ${v.eventIds.join(', ')})` : ''}\n`);
     process.stdout.write(report.violations.length ? `${report.violations.length} violation(s)\n` : 'all invariants hold\n');
   }
   return report.violations.length ? 1 : 0;
@@ -87,7 +102,9 @@ function printTask(events: DomainEvent[], taskId: string, json?: boolean): numbe
     return 2;
   }
   if (json) process.stdout.write(`${JSON.stringify(task, null, 2)}\n`);
-  else for (const e of task.events) process.stdout.write(`${new Date(e.occurredAt).toISOString()}  ${e.eventType.padEnd(25)} ${e.producer.padEnd(12)} ${e.eventId}\n`);
+  else
+    for (const e of task.events)
+      process.stdout.write(`${new Date(e.occurredAt).toISOString()}  ${e.eventType.padEnd(25)} ${e.producer.padEnd(12)} ${e.eventId}\n`);
   return 0;
 }
 

@@ -72,7 +72,8 @@ async function showcase(services: RunningService[]): Promise<void> {
   ];
   for (const entry of all) {
     const task = await settled(entry.taskId);
-    const balance = ((await (await fetch(`${url('quota')}/quota/${entry.userId}`, { headers: await bearer(entry.userId) })).json()) as { balance: number }).balance;
+    const balance = ((await (await fetch(`${url('quota')}/quota/${entry.userId}`, { headers: await bearer(entry.userId) })).json()) as { balance: number })
+      .balance;
     print(`\n${entry.name}: ${task.state}  attempts ${task.attempts}  quota left ${balance}${task.reason ? `\n  reason: ${task.reason}` : ''}`);
     const start = Date.parse(task.timeline[0].occurredAt);
     for (const e of task.timeline) {

@@ -54,7 +54,8 @@ const program = new Command().name('dlq').description('List, show and re-drive d
 withFilters(program.command('list')).action(async (filters: Filters) => {
   for (const group of groups(filters)) {
     const letters = (await readDeadLetters(kafka, group)).filter((l) => matches(l, filterOf(filters)));
-    for (const l of letters) process.stdout.write(`${filters.json ? JSON.stringify({ group, ...l, key: l.key?.toString(), value: l.value?.toString('base64') }) : line(group, l)}\n`);
+    for (const l of letters)
+      process.stdout.write(`${filters.json ? JSON.stringify({ group, ...l, key: l.key?.toString(), value: l.value?.toString('base64') }) : line(group, l)}\n`);
   }
 });
 
@@ -76,7 +77,13 @@ withFilters(program.command('redrive'))
   .option('--include-parked', 'also re-drive what failed again after a re-drive')
   .action(async (options: Filters & { dryRun?: boolean; rate?: number; by: string; includeParked?: boolean }) => {
     for (const group of groups(options)) {
-      const result = await redrive(kafka, group, { ...filterOf(options), dryRun: options.dryRun, rate: options.rate, by: options.by, includeParked: options.includeParked });
+      const result = await redrive(kafka, group, {
+        ...filterOf(options),
+        dryRun: options.dryRun,
+        rate: options.rate,
+        by: options.by,
+        includeParked: options.includeParked,
+      });
       for (const l of result.redriven) process.stdout.write(`${options.dryRun ? 'would re-drive' : 're-driven'} ${line(group, l)}\n`);
       for (const s of result.skipped) process.stdout.write(`skipped ${group} ${s.letter.id}: ${s.why}\n`);
     }
@@ -85,7 +92,7 @@ withFilters(program.command('redrive'))
 /** The outbox rows a service's relay parked for their size, and how many rows of their key wait behind them. */
 program
   .command('parked')
-  .description("outbox rows the broker refused for their size, per service, with the rows of their key they hold back")
+  .description('outbox rows the broker refused for their size, per service, with the rows of their key they hold back')
   .option('--service <service>', 'only this service', service)
   .option('--json', 'machine-readable output')
   .action(async (options: { service?: string; json?: boolean }) => {

@@ -40,7 +40,13 @@ export async function redrive(kafka: Kafka, groupId: string, options: RedriveOpt
   try {
     for (const letter of todo) {
       await producer.send({ topic: letter.originalTopic, acks: -1, messages: [{ key: letter.key, value: letter.value, headers: redrivenHeaders(letter) }] });
-      const entry = { deadLetter: letter.id, eventId: letter.eventId ?? null, originalTopic: letter.originalTopic, by: options.by, at: new Date().toISOString() };
+      const entry = {
+        deadLetter: letter.id,
+        eventId: letter.eventId ?? null,
+        originalTopic: letter.originalTopic,
+        by: options.by,
+        at: new Date().toISOString(),
+      };
       await producer.send({ topic: redriveLogTopic(groupId), acks: -1, messages: [{ key: letter.id, value: JSON.stringify(entry) }] });
       result.redriven.push(letter);
       if (options.rate) await new Promise((resolve) => setTimeout(resolve, 1000 / options.rate!));

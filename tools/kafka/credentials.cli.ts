@@ -16,5 +16,9 @@ if (!env.KAFKA_USERNAME) {
   process.exit(2);
 }
 const lines = { KAFKA_BROKERS: process.env.KAFKA_BROKERS || '127.0.0.1:19092', ...env };
-process.stdout.write(Object.entries(lines).map(([name, value]) => `${name}=${value}`).join('\n') + '\n');
+process.stdout.write(
+  Object.entries(lines)
+    .map(([name, value]) => `${name}=${value}`)
+    .join('\n') + '\n',
+);
 process.stdout.write(`# TLS instead: KAFKA_BROKERS=127.0.0.1:19094 KAFKA_SSL=on KAFKA_SSL_CA=${localAuthFiles().kafkaCa}\n`);

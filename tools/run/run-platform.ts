@@ -9,10 +9,7 @@ export const print = (line: string) => process.stdout.write(`${line}\n`);
  * Brings the stack up if needed, runs the four services in the foreground, runs `afterHealthy`
  * once all are healthy, and keeps them running until Ctrl-C. Used by `npm start` and `npm run demo`.
  */
-export function runPlatform(
-  afterHealthy: (services: RunningService[]) => Promise<void> = async () => undefined,
-  env: NodeJS.ProcessEnv = {},
-): void {
+export function runPlatform(afterHealthy: (services: RunningService[]) => Promise<void> = async () => undefined, env: NodeJS.ProcessEnv = {}): void {
   const supervisor = new Supervisor(print, env);
   const main = async () => {
     await stackUp(undefined, print);

@@ -24,12 +24,7 @@ export function portVariable(name: AppName): string {
   return `${name.toUpperCase().replace(/-/g, '_')}_PORT`;
 }
 
-export function startService(
-  name: AppName,
-  port: number,
-  env: NodeJS.ProcessEnv,
-  onLine: (line: string) => void = () => undefined,
-): RunningService {
+export function startService(name: AppName, port: number, env: NodeJS.ProcessEnv, onLine: (line: string) => void = () => undefined): RunningService {
   const child = spawn(process.execPath, [serviceEntry(name)], {
     cwd: rootDir,
     env: { ...process.env, ...env, [portVariable(name)]: String(port), NO_COLOR: '1' },

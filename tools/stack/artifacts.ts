@@ -25,11 +25,7 @@ export function ensureArtifacts(config: StackConfig): void {
   process.stdout.write(`fetching Kafka ${config.kafka.version} and Apicurio Registry ${config.registry.version} with Maven\n`);
   const logFile = path.join(config.logsDir, 'maven.log');
   fs.mkdirSync(config.logsDir, { recursive: true });
-  const result = spawnSync(
-    mvn,
-    ['-B', '-f', pomFile, 'package', `-Dstack.dir=${config.stackDir}`],
-    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-  );
+  const result = spawnSync(mvn, ['-B', '-f', pomFile, 'package', `-Dstack.dir=${config.stackDir}`], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   fs.writeFileSync(logFile, `${result.stdout ?? ''}${result.stderr ?? ''}`);
   if (result.status !== 0 || !fs.existsSync(registryJar(config))) {
     throw new StackError('maven', `Maven could not fetch the stack's artifacts (exit ${result.status})`, logFile);

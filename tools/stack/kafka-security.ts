@@ -43,12 +43,36 @@ export function ensureBrokerSecrets(stackDir: string): BrokerSecrets {
   if (!fs.existsSync(files.kafkaKeystore) || !fs.existsSync(files.kafkaCa)) {
     const keytool = requireCommand('keytool', 'default-jre-headless');
     fs.rmSync(files.kafkaKeystore, { force: true });
-    execFileSync(keytool, [
-      '-genkeypair', '-alias', 'broker', '-keyalg', 'RSA', '-keysize', '2048', '-validity', '3650',
-      '-dname', 'CN=localhost', '-ext', 'SAN=ip:127.0.0.1,dns:localhost',
-      '-storetype', 'PKCS12', '-keystore', files.kafkaKeystore, '-storepass', keystorePassword, '-keypass', keystorePassword,
-    ], { stdio: 'ignore' });
-    const pem = execFileSync(keytool, ['-exportcert', '-rfc', '-alias', 'broker', '-keystore', files.kafkaKeystore, '-storepass', keystorePassword], { encoding: 'utf8' });
+    execFileSync(
+      keytool,
+      [
+        '-genkeypair',
+        '-alias',
+        'broker',
+        '-keyalg',
+        'RSA',
+        '-keysize',
+        '2048',
+        '-validity',
+        '3650',
+        '-dname',
+        'CN=localhost',
+        '-ext',
+        'SAN=ip:127.0.0.1,dns:localhost',
+        '-storetype',
+        'PKCS12',
+        '-keystore',
+        files.kafkaKeystore,
+        '-storepass',
+        keystorePassword,
+        '-keypass',
+        keystorePassword,
+      ],
+      { stdio: 'ignore' },
+    );
+    const pem = execFileSync(keytool, ['-exportcert', '-rfc', '-alias', 'broker', '-keystore', files.kafkaKeystore, '-storepass', keystorePassword], {
+      encoding: 'utf8',
+    });
     fs.writeFileSync(files.kafkaCa, pem);
   }
   return { passwords, keystore: files.kafkaKeystore, keystorePassword };

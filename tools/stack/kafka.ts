@@ -44,11 +44,7 @@ function serverProperties(config: StackConfig, dataDir: string, secrets: BrokerS
 }
 
 function javaClasspathArgs(config: StackConfig): string[] {
-  return [
-    '-cp',
-    `${kafkaLibs(config)}/*`,
-    `-Dlog4j2.configurationFile=${path.join(__dirname, 'log4j2.properties')}`,
-  ];
+  return ['-cp', `${kafkaLibs(config)}/*`, `-Dlog4j2.configurationFile=${path.join(__dirname, 'log4j2.properties')}`];
 }
 
 /**
@@ -63,9 +59,13 @@ function ensureFormatted(config: StackConfig, propertiesFile: string, dataDir: s
   fs.mkdirSync(dataDir, { recursive: true });
   const java = requireCommand('java', 'default-jre-headless');
   const clusterId = randomBytes(16).toString('base64url');
-  execFileSync(java, [...javaClasspathArgs(config), 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propertiesFile, ...scramFormatArguments(secrets)], {
-    stdio: 'ignore',
-  });
+  execFileSync(
+    java,
+    [...javaClasspathArgs(config), 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propertiesFile, ...scramFormatArguments(secrets)],
+    {
+      stdio: 'ignore',
+    },
+  );
   fs.writeFileSync(marker, new Date().toISOString());
 }
 

@@ -31,12 +31,7 @@ export function runningPid(proc: ManagedProcess): number | undefined {
   return undefined;
 }
 
-export function startDetached(
-  proc: ManagedProcess,
-  command: string,
-  args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
-): number {
+export function startDetached(proc: ManagedProcess, command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): number {
   fs.mkdirSync(path.dirname(proc.pidFile), { recursive: true });
   fs.mkdirSync(path.dirname(proc.logFile), { recursive: true });
   const log = fs.openSync(proc.logFile, 'a');
@@ -98,12 +93,7 @@ export function logTail(file: string, lines = 30): string {
 }
 
 /** Polls `probe` until it returns true; fails early if the process dies, with its log tail. */
-export async function waitUntilReady(
-  proc: ManagedProcess,
-  pid: number,
-  probe: () => Promise<boolean>,
-  timeoutMs: number,
-): Promise<void> {
+export async function waitUntilReady(proc: ManagedProcess, pid: number, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await probe()) return;

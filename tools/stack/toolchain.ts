@@ -33,9 +33,7 @@ function run(command: string, args: string[]): void {
  * under /usr/lib/jvm. REGISTRY_JAVA_HOME wins when set.
  */
 export function findJava(minimumMajor: number): string {
-  const candidates = [process.env.REGISTRY_JAVA_HOME, process.env.JAVA_HOME, ...jvmDirs()].filter(
-    (dir): dir is string => Boolean(dir),
-  );
+  const candidates = [process.env.REGISTRY_JAVA_HOME, process.env.JAVA_HOME, ...jvmDirs()].filter((dir): dir is string => Boolean(dir));
   const best = candidates
     .map((home) => ({ home, major: javaMajor(home) }))
     .filter((c) => c.major >= minimumMajor)

@@ -13,7 +13,11 @@ export class GenerationHandlers implements HandlerSource {
 
   handlers(): EventHandlers {
     // Once the transaction commits, a job may be due: wake the worker rather than wait for its poll.
-    const thenWake = (context: HandlerContext) => void context.trx.executionPromise.then(() => this.worker.wake(), () => undefined);
+    const thenWake = (context: HandlerContext) =>
+      void context.trx.executionPromise.then(
+        () => this.worker.wake(),
+        () => undefined,
+      );
     return {
       TaskAccepted: async (event, context) => {
         await recordRequest(event, context);
@@ -26,7 +30,11 @@ export class GenerationHandlers implements HandlerSource {
       QuotaRejected: recordRefusal,
       TaskTimedOut: async (event, context) => {
         const failed = await stopTimedOut(event, context);
-        if (failed) void context.trx.executionPromise.then(() => this.cleanup.cleanUp(failed.task_id, failed.attempts), () => undefined);
+        if (failed)
+          void context.trx.executionPromise.then(
+            () => this.cleanup.cleanUp(failed.task_id, failed.attempts),
+            () => undefined,
+          );
       },
     };
   }

@@ -6,11 +6,7 @@ export interface Simulation {
   hang?: boolean;
 }
 
-export type SimulatedAnswer =
-  | { kind: 'report'; delayMs: number }
-  | { kind: 'transient'; delayMs: number }
-  | { kind: 'permanent' }
-  | { kind: 'hang' };
+export type SimulatedAnswer = { kind: 'report'; delayMs: number } | { kind: 'transient'; delayMs: number } | { kind: 'permanent' } | { kind: 'hang' };
 
 /** Reads `simulate` from the user message, which carries the task as JSON: `{ reportType, input }`. */
 export function simulationOf(body: unknown): Simulation {

@@ -1,6 +1,11 @@
 import { answerFor, simulationOf } from './simulation';
 
-const request = (input: unknown) => ({ messages: [{ role: 'system', content: 'x' }, { role: 'user', content: JSON.stringify({ reportType: 'summary', input }) }] });
+const request = (input: unknown) => ({
+  messages: [
+    { role: 'system', content: 'x' },
+    { role: 'user', content: JSON.stringify({ reportType: 'summary', input }) },
+  ],
+});
 
 describe('the model simulator', () => {
   it('reads input.simulate from the task in the user message', () => {

@@ -33,7 +33,10 @@ export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): No
     pollIntervalMs: parseDuration(env.WEBHOOK_POLL_INTERVAL || '500ms'),
     allowInsecure: env.WEBHOOK_ALLOW_INSECURE === 'on',
     allowedTargets: parseAllowedTargets(env.WEBHOOK_ALLOWED_TARGETS),
-    dnsServers: (env.WEBHOOK_DNS_SERVERS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    dnsServers: (env.WEBHOOK_DNS_SERVERS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     rotationGraceMs: parseDuration(env.WEBHOOK_ROTATION_GRACE || '24h'),
   };
 }

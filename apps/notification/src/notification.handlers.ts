@@ -10,7 +10,11 @@ export class NotificationHandlers implements HandlerSource {
   handlers(): EventHandlers {
     const notify = async (event: Parameters<typeof notifyUser>[0], context: HandlerContext) => {
       const toDeliver = await notifyUser(event, context);
-      if (toDeliver) void context.trx.executionPromise.then(() => this.deliveries.wake(), () => undefined);
+      if (toDeliver)
+        void context.trx.executionPromise.then(
+          () => this.deliveries.wake(),
+          () => undefined,
+        );
     };
     return { TaskCompleted: notify, TaskFailed: notify };
   }

@@ -11,7 +11,10 @@ export interface AuthConfig {
 
 /** The identity settings, each with the local stack's default. */
 export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig {
-  const algorithms = (env.AUTH_ALGORITHMS || 'RS256,ES256').split(',').map((a) => a.trim()).filter(Boolean);
+  const algorithms = (env.AUTH_ALGORITHMS || 'RS256,ES256')
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
   const refused = algorithms.filter((a) => !/^(RS|PS|ES)(256|384|512)$|^EdDSA$/.test(a));
   if (refused.length) throw new Error(`AUTH_ALGORITHMS may list only asymmetric algorithms (RS256, ES256, …), got ${refused.join(', ')}`);
   return {

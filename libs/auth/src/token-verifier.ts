@@ -38,7 +38,7 @@ export class TokenVerifier {
       throw new InvalidToken(reasonOf(error));
     }
     const sub = payload.sub;
-    if (typeof sub !== 'string' || !userIdPattern.test(sub)) throw new InvalidToken('the token\'s sub is not a valid user id');
+    if (typeof sub !== 'string' || !userIdPattern.test(sub)) throw new InvalidToken("the token's sub is not a valid user id");
     const claimed = Array.isArray(payload.roles) ? payload.roles : typeof payload.roles === 'string' ? payload.roles.split(' ') : [];
     return { userId: sub, roles: new Set(claimed.filter((r): r is Role => (roles as readonly unknown[]).includes(r))) };
   }
@@ -49,6 +49,6 @@ function reasonOf(error: unknown): string {
   if (error instanceof errors.JWTClaimValidationFailed) return `the token's ${error.claim} claim is not accepted`;
   if (error instanceof errors.JOSEAlgNotAllowed) return 'the token is signed with an algorithm that is not accepted';
   if (error instanceof errors.JWKSNoMatchingKey) return 'the token is signed with a key that is not trusted';
-  if (error instanceof errors.JWSSignatureVerificationFailed) return 'the token\'s signature does not verify';
+  if (error instanceof errors.JWSSignatureVerificationFailed) return "the token's signature does not verify";
   return 'the token is not valid';
 }

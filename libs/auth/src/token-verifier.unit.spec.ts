@@ -12,7 +12,11 @@ async function signingKey(kid: string) {
   return { kid, publicKey, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' } as JWK };
 }
 
-function sign(key: { kid: string; privateKey: KeyLike }, claims: Record<string, unknown> = {}, options: { sub?: string; iss?: string; aud?: string; exp?: string | number } = {}) {
+function sign(
+  key: { kid: string; privateKey: KeyLike },
+  claims: Record<string, unknown> = {},
+  options: { sub?: string; iss?: string; aud?: string; exp?: string | number } = {},
+) {
   return new SignJWT(claims)
     .setProtectedHeader({ alg: 'RS256', kid: key.kid })
     .setSubject(options.sub ?? 'alice')

@@ -21,7 +21,10 @@ export const defaults = {
 };
 
 export class ConfigError extends Error {
-  constructor(service: string, readonly problems: string[]) {
+  constructor(
+    service: string,
+    readonly problems: string[],
+  ) {
     super(`invalid configuration for ${service}:\n  - ${problems.join('\n  - ')}`);
     this.name = 'ConfigError';
   }
@@ -38,7 +41,10 @@ export function loadServiceConfig(service: ServiceName, env: NodeJS.ProcessEnv =
 
   const port = parsePort(`${upper}_PORT`, env[`${upper}_PORT`], defaultPorts[service], problems);
   const databaseUrl = env[`${upper}_DATABASE_URL`] || withDatabase(env.DATABASE_URL || defaults.databaseUrl, `taskplatform_${service}`, problems);
-  const kafkaBrokers = (env.KAFKA_BROKERS || defaults.kafkaBrokers).split(',').map((b) => b.trim()).filter(Boolean);
+  const kafkaBrokers = (env.KAFKA_BROKERS || defaults.kafkaBrokers)
+    .split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
   if (kafkaBrokers.length === 0 || kafkaBrokers.some((b) => !/^[^:\s]+:\d+$/.test(b))) {
     problems.push(`KAFKA_BROKERS must be a comma-separated list of host:port, got "${env.KAFKA_BROKERS}"`);
   }

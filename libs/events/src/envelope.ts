@@ -12,16 +12,7 @@ export interface Envelope<T extends EventType = EventType> {
   producer: string;
 }
 
-export const envelopeFields = [
-  'eventId',
-  'eventType',
-  'occurredAt',
-  'taskId',
-  'userId',
-  'correlationId',
-  'causationId',
-  'producer',
-] as const;
+export const envelopeFields = ['eventId', 'eventType', 'occurredAt', 'taskId', 'userId', 'correlationId', 'causationId', 'producer'] as const;
 
 export type EventOf<T extends EventType> = Extract<DomainEvent, { eventType: T }>;
 

@@ -8,16 +8,18 @@ const logger = new Logger('kafkajs');
  * kafkajs logs through Nest's logger. Error responses that kafkajs retries by itself (a coordinator
  * still loading, a leader moving) are debug noise, not errors; so is its v2 partitioner notice.
  */
-const kafkaLogCreator: logCreator = () => ({ namespace, level, log }) => {
-  const { message, timestamp: _timestamp, logger: _name, ...extra } = log;
-  if (message.includes('switched default partitioner')) return;
-  const line = `${namespace ? `${namespace}: ` : ''}${message} ${JSON.stringify(extra)}`;
-  if (namespace === 'Connection' && message.startsWith('Response')) return logger.debug(line);
-  if (level === logLevel.ERROR) return logger.error(line);
-  if (level === logLevel.WARN) return logger.warn(line);
-  if (level === logLevel.INFO) return logger.log(line);
-  return logger.debug(line);
-};
+const kafkaLogCreator: logCreator =
+  () =>
+  ({ namespace, level, log }) => {
+    const { message, timestamp: _timestamp, logger: _name, ...extra } = log;
+    if (message.includes('switched default partitioner')) return;
+    const line = `${namespace ? `${namespace}: ` : ''}${message} ${JSON.stringify(extra)}`;
+    if (namespace === 'Connection' && message.startsWith('Response')) return logger.debug(line);
+    if (level === logLevel.ERROR) return logger.error(line);
+    if (level === logLevel.WARN) return logger.warn(line);
+    if (level === logLevel.INFO) return logger.log(line);
+    return logger.debug(line);
+  };
 
 /** A client of the brokers, authenticated as the environment says (see kafkaSecurityFromEnv) unless `overrides` say otherwise. */
 export function createKafka(clientId: string, brokers: string[], overrides: Partial<KafkaConfig> = {}): Kafka {

@@ -55,7 +55,11 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
       module: MessagingModule,
       providers: [
         { provide: MESSAGING_CONFIG, useFactory: () => loadMessagingConfig() },
-        { provide: EventCodec, inject: [SERVICE_CONFIG], useFactory: (c: ServiceConfig) => new EventCodec(c.schemaRegistryUrl, c.topicPrefix, { auth: registryAuthFromEnv() }) },
+        {
+          provide: EventCodec,
+          inject: [SERVICE_CONFIG],
+          useFactory: (c: ServiceConfig) => new EventCodec(c.schemaRegistryUrl, c.topicPrefix, { auth: registryAuthFromEnv() }),
+        },
         { provide: KAFKA, inject: [SERVICE_CONFIG], useFactory: (c: ServiceConfig) => createKafka(c.service, c.kafkaBrokers) },
         {
           provide: OutboxRelay,
@@ -96,14 +100,17 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
     this.starting = this.startMessaging();
     const retention = this.config.inboxRetentionMs;
     if (retention !== undefined) {
-      this.inboxPruning = setInterval(() => {
-        pruneInbox(this.knex, retention).catch((error) => this.logger.warn(`inbox pruning failed: ${(error as Error).message}`));
-      }, Math.min(retention, 3_600_000));
+      this.inboxPruning = setInterval(
+        () => {
+          pruneInbox(this.knex, retention).catch((error) => this.logger.warn(`inbox pruning failed: ${(error as Error).message}`));
+        },
+        Math.min(retention, 3_600_000),
+      );
     }
   }
 
   private async startMessaging(): Promise<void> {
-    for (let failures = 0; !this.stopping; ) {
+    for (let failures = 0; !this.stopping;) {
       try {
         // The topics this service writes; its consumer checks those it reads. Both are provisioned by an
         // administrator (npm run stack:up): a service's principal creates nothing.

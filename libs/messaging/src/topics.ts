@@ -60,7 +60,11 @@ async function provision(admin: Admin, topics: TopicSpec[], defaultPartitions: n
       })),
     });
   }
-  await waitForLeaders(admin, topics.map((t) => t.topic), leadersMs);
+  await waitForLeaders(
+    admin,
+    topics.map((t) => t.topic),
+    leadersMs,
+  );
 }
 
 async function waitForLeaders(admin: Admin, topics: string[], timeoutMs: number): Promise<void> {

@@ -23,11 +23,14 @@ describe('WorkerLoop', () => {
   it('wakes at once when asked, and keeps a wake that came during a round', async () => {
     let release!: () => void;
     const rounds: number[] = [];
-    const loop = new WorkerLoop(async () => {
-      rounds.push(rounds.length);
-      if (rounds.length === 2) await new Promise<void>((resolve) => (release = resolve));
-      return false;
-    }, { name: 'test', pollIntervalMs: 60_000 });
+    const loop = new WorkerLoop(
+      async () => {
+        rounds.push(rounds.length);
+        if (rounds.length === 2) await new Promise<void>((resolve) => (release = resolve));
+        return false;
+      },
+      { name: 'test', pollIntervalMs: 60_000 },
+    );
     loop.start();
     await tick();
     loop.wake(); // interrupts the first idle

@@ -16,7 +16,7 @@ export async function bootstrapService(module: Type<unknown>, name: string): Pro
     await app.listen(config.port, config.host);
     logger.log(`${name} listening on http://${config.host}:${config.port}`);
   } catch (error) {
-    logger.error(error instanceof ConfigError ? error.message : (error as Error).stack ?? String(error));
+    logger.error(error instanceof ConfigError ? error.message : ((error as Error).stack ?? String(error)));
     process.exit(1);
   }
 }

@@ -15,7 +15,11 @@ export class RequestHygieneInterceptor implements NestInterceptor {
     if (hasBody(request) && !isJson(request.headers['content-type'])) {
       throw new UnsupportedMediaTypeException(`the request body must be application/json, got ${request.headers['content-type'] ?? 'no Content-Type'}`);
     }
-    for (const [part, value] of [['path', request.params], ['query', request.query], ['body', request.body]] as const) {
+    for (const [part, value] of [
+      ['path', request.params],
+      ['query', request.query],
+      ['body', request.body],
+    ] as const) {
       const at = unstorableTextAt(value, part);
       if (at) throw new BadRequestException(`${at} holds text that cannot be stored (a NUL character or a lone surrogate)`);
     }

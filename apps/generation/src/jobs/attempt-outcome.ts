@@ -1,10 +1,7 @@
 import { withJitter } from '@app/messaging';
 import type { ModelOutcome } from '../model/model-outcome';
 
-export type AttemptDecision =
-  | { kind: 'succeeded' }
-  | { kind: 'retry'; delayMs: number }
-  | { kind: 'failed'; errorClass: 'PERMANENT' | 'RETRIES_EXHAUSTED' };
+export type AttemptDecision = { kind: 'succeeded' } | { kind: 'retry'; delayMs: number } | { kind: 'failed'; errorClass: 'PERMANENT' | 'RETRIES_EXHAUSTED' };
 
 /**
  * After attempt n: a transient failure is retried after the n-th delay (with jitter) while delays

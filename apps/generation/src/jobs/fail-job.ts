@@ -16,5 +16,8 @@ export async function failTimedOutJob(trx: Knex.Transaction, job: Job, reason: s
     .whereNull('finished_at')
     .update({ finished_at: trx.fn.now(), outcome: 'failed', error_code: 'TIMED_OUT', error_message: `stopped by ${stoppedBy}` });
   const origin = { taskId: job.task_id, userId: job.user_id, correlationId: job.correlation_id, causationId };
-  await addToOutbox(trx, newEvent('GenerationFailed', { attempts: job.attempts, errorClass: 'TIMED_OUT', errorCode: 'TIMED_OUT', reason }, origin, 'generation'));
+  await addToOutbox(
+    trx,
+    newEvent('GenerationFailed', { attempts: job.attempts, errorClass: 'TIMED_OUT', errorCode: 'TIMED_OUT', reason }, origin, 'generation'),
+  );
 }

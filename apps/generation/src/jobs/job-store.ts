@@ -81,7 +81,10 @@ export async function recordAttempt(
   await trx('generation_attempts')
     .where({ task_id: job.task_id, attempt })
     .update({ finished_at: trx.fn.now(), outcome: decision.kind, ...error });
-  const update = (changes: Record<string, unknown>) => trx('generation_jobs').where({ task_id: job.task_id }).update({ ...changes, lease_until: null, updated_at: trx.fn.now() });
+  const update = (changes: Record<string, unknown>) =>
+    trx('generation_jobs')
+      .where({ task_id: job.task_id })
+      .update({ ...changes, lease_until: null, updated_at: trx.fn.now() });
 
   if (decision.kind === 'succeeded') {
     await update({ status: 'succeeded', report_ref: reportRef });
@@ -89,7 +92,10 @@ export async function recordAttempt(
   } else if (!outcome.ok && decision.kind === 'retry') {
     const nextAttemptAt = Date.now() + decision.delayMs;
     await update({ status: 'scheduled', next_attempt_at: new Date(nextAttemptAt) });
-    await addToOutbox(trx, newEvent('GenerationRetryScheduled', { attempt, nextAttemptAt, errorCode: outcome.code, reason: outcome.message }, origin(job), 'generation'));
+    await addToOutbox(
+      trx,
+      newEvent('GenerationRetryScheduled', { attempt, nextAttemptAt, errorCode: outcome.code, reason: outcome.message }, origin(job), 'generation'),
+    );
   } else if (!outcome.ok && decision.kind === 'failed') {
     await update({ status: 'failed' });
     const reason = capText(decision.errorClass === 'RETRIES_EXHAUSTED' ? `gave up after ${attempt} attempts: ${outcome.message}` : outcome.message);

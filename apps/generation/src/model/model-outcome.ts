@@ -1,9 +1,7 @@
 import { capText } from '@app/events';
 import { ErrorCode, errorCodes } from '@app/messaging';
 
-export type ModelOutcome =
-  | { ok: true; content: string }
-  | { ok: false; code: ErrorCode; retriable: boolean; message: string };
+export type ModelOutcome = { ok: true; content: string } | { ok: false; code: ErrorCode; retriable: boolean; message: string };
 
 function failure(code: ErrorCode, message: string): ModelOutcome {
   return { ok: false, code, retriable: errorCodes[code].retriable, message: capText(message) };
@@ -33,5 +31,5 @@ export function classifyFailure(error: unknown): ModelOutcome {
 
 function errorText(body: unknown): string {
   const message = (body as { error?: { message?: unknown } })?.error?.message;
-  return typeof message === 'string' ? message : JSON.stringify(body)?.slice(0, 200) ?? '';
+  return typeof message === 'string' ? message : (JSON.stringify(body)?.slice(0, 200) ?? '');
 }

@@ -4,16 +4,7 @@ import type { DeliveryResult } from '../webhooks/webhook-client';
 export type DeliveryOutcome = { delivered: true } | { delivered: false; retriable: boolean; error: DeliveryError };
 
 export type DeliveryError =
-  | 'refused-destination'
-  | 'dns-failed'
-  | 'timeout'
-  | 'connection-failed'
-  | 'tls-failed'
-  | 'http-3xx'
-  | 'http-408'
-  | 'http-429'
-  | 'http-4xx'
-  | 'http-5xx';
+  'refused-destination' | 'dns-failed' | 'timeout' | 'connection-failed' | 'tls-failed' | 'http-3xx' | 'http-408' | 'http-429' | 'http-4xx' | 'http-5xx';
 
 /**
  * 2xx delivers. 408, 429, 5xx, no answer, a name that did not resolve and a failed connection are worth

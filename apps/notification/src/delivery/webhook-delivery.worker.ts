@@ -95,7 +95,8 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     });
     const timestamp = new Date();
     const secrets = [this.box.open(n.secret_sealed)];
-    if (n.previous_secret_sealed && n.previous_secret_until && new Date(n.previous_secret_until) > timestamp) secrets.push(this.box.open(n.previous_secret_sealed));
+    if (n.previous_secret_sealed && n.previous_secret_until && new Date(n.previous_secret_until) > timestamp)
+      secrets.push(this.box.open(n.previous_secret_sealed));
     const headers = {
       'content-type': 'application/json',
       'webhook-id': n.event_id,
@@ -115,7 +116,9 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
       }
       if (outcome.retriable && n.delivery_attempts < this.config.maxDeliveryAttempts) {
         const delay = exponentialDelay(n.delivery_attempts, { initialMs: this.config.retryInitialMs, maxMs: this.config.retryMaxMs, jitter: 0.2 });
-        await trx('notifications').where({ id: n.id }).update({ next_delivery_at: new Date(Date.now() + delay), last_error: outcome.error });
+        await trx('notifications')
+          .where({ id: n.id })
+          .update({ next_delivery_at: new Date(Date.now() + delay), last_error: outcome.error });
         return;
       }
       // The webhook gave up; the notification stays readable in the user's inbox.

@@ -37,4 +37,3 @@ export async function notifyUser(event: Outcome, { trx, publish }: HandlerContex
   if (!webhook) await publish(causedBy(event, 'NotificationSent', { outcome: event.eventType, channel: 'inbox' }, 'notification'));
   return Boolean(webhook);
 }
-

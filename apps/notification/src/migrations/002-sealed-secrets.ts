@@ -15,7 +15,9 @@ export const sealedSecrets: Migration = {
       t.timestamp('previous_secret_until', { useTz: true });
     });
     for (const row of await knex('webhooks').select('user_id', 'secret')) {
-      await knex('webhooks').where({ user_id: row.user_id }).update({ secret_sealed: box.seal(row.secret) });
+      await knex('webhooks')
+        .where({ user_id: row.user_id })
+        .update({ secret_sealed: box.seal(row.secret) });
     }
     await knex.schema.alterTable('webhooks', (t) => {
       t.dropColumn('secret');
@@ -27,7 +29,9 @@ export const sealedSecrets: Migration = {
     const box = loadSecretBox();
     await knex.schema.alterTable('webhooks', (t) => t.text('secret'));
     for (const row of await knex('webhooks').select('user_id', 'secret_sealed')) {
-      await knex('webhooks').where({ user_id: row.user_id }).update({ secret: box.open(row.secret_sealed) });
+      await knex('webhooks')
+        .where({ user_id: row.user_id })
+        .update({ secret: box.open(row.secret_sealed) });
     }
     await knex.schema.alterTable('webhooks', (t) => {
       t.dropColumn('secret_sealed');

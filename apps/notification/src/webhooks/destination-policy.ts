@@ -57,7 +57,10 @@ export interface AllowedTargets {
 export function parseAllowedTargets(text: string | undefined): AllowedTargets {
   const networks = new BlockList();
   const endpoints = new Set<string>();
-  for (const entry of (text ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of (text ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const cidr = /^(.+)\/(\d{1,3})$/.exec(entry);
     if (cidr && isIP(cidr[1])) {
       networks.addSubnet(cidr[1], Number(cidr[2]), isIP(cidr[1]) === 6 ? 'ipv6' : 'ipv4');

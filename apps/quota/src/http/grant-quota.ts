@@ -22,7 +22,8 @@ export async function grantQuota(knex: Knex, userId: string, amount: number, key
     const account = await lockAccount(trx, userId, defaultQuota);
     const earlier = await trx('quota_ledger').where({ user_id: userId, grant_key: key }).first();
     if (earlier) {
-      if (earlier.amount !== amount) throw new UnprocessableEntityException(`Idempotency-Key "${key}" was already used for a grant of ${earlier.amount}, not ${amount}`);
+      if (earlier.amount !== amount)
+        throw new UnprocessableEntityException(`Idempotency-Key "${key}" was already used for a grant of ${earlier.amount}, not ${amount}`);
       return { status: HttpStatus.CREATED, body: earlier.grant_answer as QuotaSummary, replayed: true };
     }
     if (account.balance + amount > maxBalance) {
@@ -30,7 +31,9 @@ export async function grantQuota(knex: Knex, userId: string, amount: number, key
     }
     const [row] = await trx('quota_ledger').insert({ user_id: userId, kind: 'grant', amount, grant_key: key }).returning('id');
     const answer = await summarise(trx, userId);
-    await trx('quota_ledger').where({ id: row.id }).update({ grant_answer: JSON.stringify(answer) });
+    await trx('quota_ledger')
+      .where({ id: row.id })
+      .update({ grant_answer: JSON.stringify(answer) });
     return { status: HttpStatus.CREATED, body: answer, replayed: false };
   });
 }

@@ -51,7 +51,13 @@ export class TaskDeadlineWatcher implements OnApplicationBootstrap, BeforeApplic
   }
 
   private openTasks(trx: Knex.Transaction) {
-    return trx('tasks').select('task_id', 'user_id').whereNotIn('state', [...terminalStates]).orderBy('created_at').limit(batch).forUpdate().skipLocked();
+    return trx('tasks')
+      .select('task_id', 'user_id')
+      .whereNotIn('state', [...terminalStates])
+      .orderBy('created_at')
+      .limit(batch)
+      .forUpdate()
+      .skipLocked();
   }
 
   private async republishOverdue(): Promise<number> {
@@ -78,7 +84,12 @@ export class TaskDeadlineWatcher implements OnApplicationBootstrap, BeforeApplic
       const tasks: OpenTask[] = await this.openTasks(trx).where('republished_at', '<', cutoff).whereNull('timed_out_at');
       for (const task of tasks) {
         const request = await acceptedRequestOf(trx, task.task_id);
-        const origin = { taskId: task.task_id, userId: task.user_id, correlationId: request?.correlationId ?? task.task_id, causationId: request?.eventId ?? null };
+        const origin = {
+          taskId: task.task_id,
+          userId: task.user_id,
+          correlationId: request?.correlationId ?? task.task_id,
+          causationId: request?.eventId ?? null,
+        };
         const seconds = Math.round((this.config.taskDeadlineMs + this.config.taskDeadlineGraceMs) / 1000);
         const timedOut = newEvent('TaskTimedOut', { reason: `no outcome within ${seconds} s, its request published again once` }, origin, 'tasks');
         const publish = (event: DomainEvent) => addToOutbox(trx, event);

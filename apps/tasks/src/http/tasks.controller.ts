@@ -3,7 +3,17 @@ import type { Response } from 'express';
 import type { Knex } from 'knex';
 import { Caller, isViewer, masked } from '@app/auth';
 import { KNEX } from '@app/database';
-import { CurrentCaller, optionalInteger, requireIdempotencyKey, requireMayActFor, requireMayRead, requireObject, requireText, requireUuid, visibleOrNotFound } from '@app/service';
+import {
+  CurrentCaller,
+  optionalInteger,
+  requireIdempotencyKey,
+  requireMayActFor,
+  requireMayRead,
+  requireObject,
+  requireText,
+  requireUuid,
+  visibleOrNotFound,
+} from '@app/service';
 import { findTask, listTasks } from '../projection/task-queries';
 import { checkInput, InputLimits } from '../submit/request-limits';
 import { submitTask, TaskSubmission } from '../submit/submit-task';

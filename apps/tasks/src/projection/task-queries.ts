@@ -29,7 +29,11 @@ function summary(row: Record<string, any>) {
 export async function findTask(knex: Knex, taskId: string) {
   const read = await readConsistently(knex, async (snapshot) => {
     const row = await snapshot('tasks').where({ task_id: taskId }).first();
-    const events = row ? await snapshot('task_timeline').where({ task_id: taskId }).orderBy([{ column: 'occurred_at' }, { column: 'id' }]) : [];
+    const events = row
+      ? await snapshot('task_timeline')
+          .where({ task_id: taskId })
+          .orderBy([{ column: 'occurred_at' }, { column: 'id' }])
+      : [];
     return { row, events };
   });
   const { row, events } = read;

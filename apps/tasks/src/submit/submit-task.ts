@@ -55,7 +55,9 @@ export async function submitTask(knex: Knex, config: TasksConfig, key: string, s
       await publish(accepted);
       await applyToTask(trx, accepted, publish);
       const body = { taskId, state: 'QUEUED', userId: submission.userId, reportType: submission.reportType };
-      await trx('idempotency_keys').where(scope).update({ response_status: HttpStatus.ACCEPTED, response_body: JSON.stringify(body) });
+      await trx('idempotency_keys')
+        .where(scope)
+        .update({ response_status: HttpStatus.ACCEPTED, response_body: JSON.stringify(body) });
       return { status: HttpStatus.ACCEPTED, body, replayed: false };
     });
   } catch (error) {

@@ -26,7 +26,11 @@ export async function takeRateToken(knex: Knex | Knex.Transaction, userId: strin
 
 /** How many of the user's tasks are not finished yet. */
 export async function openTasksOf(trx: Knex.Transaction, userId: string): Promise<number> {
-  const row = await trx('tasks').where({ user_id: userId }).whereNotIn('state', [...terminalStates]).count<{ n: string }>('* as n').first();
+  const row = await trx('tasks')
+    .where({ user_id: userId })
+    .whereNotIn('state', [...terminalStates])
+    .count<{ n: string }>('* as n')
+    .first();
   return Number(row?.n ?? 0);
 }
 

@@ -60,7 +60,8 @@ export function evolve(facts: TaskFacts, event: DomainEvent): TaskFacts {
       return {
         ...facts,
         rejected: true,
-        rejectionReason: facts.rejectionReason ?? (event.reason === 'TIMED_OUT' ? 'no outcome within the task deadline' : `not enough quota (balance ${event.balance})`),
+        rejectionReason:
+          facts.rejectionReason ?? (event.reason === 'TIMED_OUT' ? 'no outcome within the task deadline' : `not enough quota (balance ${event.balance})`),
         rejectionCode: facts.rejectionCode ?? event.reason,
       };
     case 'GenerationStarted':
@@ -114,9 +115,7 @@ export function reasonOf(facts: TaskFacts): string | null {
   return null;
 }
 
-export type Outcome =
-  | { eventType: 'TaskCompleted'; reportRef: string }
-  | { eventType: 'TaskFailed'; reason: string; errorCode: string; compensated: boolean };
+export type Outcome = { eventType: 'TaskCompleted'; reportRef: string } | { eventType: 'TaskFailed'; reason: string; errorCode: string; compensated: boolean };
 
 /** The terminal event the task owes the world, once it is in a terminal state. */
 export function outcomeOf(facts: TaskFacts): Outcome | null {
@@ -124,9 +123,19 @@ export function outcomeOf(facts: TaskFacts): Outcome | null {
     case 'SUCCESS':
       return { eventType: 'TaskCompleted', reportRef: facts.reportRef ?? '' };
     case 'FAILED':
-      return { eventType: 'TaskFailed', reason: facts.rejectionReason ?? 'rejected', errorCode: facts.rejectionCode ?? 'INSUFFICIENT_QUOTA', compensated: false };
+      return {
+        eventType: 'TaskFailed',
+        reason: facts.rejectionReason ?? 'rejected',
+        errorCode: facts.rejectionCode ?? 'INSUFFICIENT_QUOTA',
+        compensated: false,
+      };
     case 'COMPENSATED':
-      return { eventType: 'TaskFailed', reason: facts.failureReason ?? 'generation failed', errorCode: facts.failureCode ?? 'HANDLER_FAILED', compensated: true };
+      return {
+        eventType: 'TaskFailed',
+        reason: facts.failureReason ?? 'generation failed',
+        errorCode: facts.failureCode ?? 'HANDLER_FAILED',
+        compensated: true,
+      };
     default:
       return null;
   }

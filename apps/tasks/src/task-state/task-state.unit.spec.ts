@@ -14,7 +14,12 @@ const started = (attempt: number) => e('GenerationStarted', { attempt });
 const retry = (attempt: number) => e('GenerationRetryScheduled', { attempt, nextAttemptAt: 0, errorCode: 'MODEL_UNAVAILABLE', reason: 'model answered 503' });
 const succeeded = (attempt: number) => e('GenerationSucceeded', { attempt, reportRef: 'reports/r.md' });
 const failed = (attempts: number, errorClass: string) =>
-  e('GenerationFailed', { attempts, errorClass, errorCode: errorClass === 'PERMANENT' ? 'MODEL_REJECTED' : 'MODEL_UNAVAILABLE', reason: 'the model refused the input' });
+  e('GenerationFailed', {
+    attempts,
+    errorClass,
+    errorCode: errorClass === 'PERMANENT' ? 'MODEL_REJECTED' : 'MODEL_UNAVAILABLE',
+    reason: 'the model refused the input',
+  });
 const refunded = e('QuotaRefunded', { amount: 1, balanceAfter: 10 });
 const notified = e('NotificationSent', { outcome: 'TaskCompleted', channel: 'inbox' });
 
@@ -104,4 +109,3 @@ describe('the task state machine', () => {
     expect(reasonOf(fold(scenarios[0].events))).toBeNull();
   });
 });
-

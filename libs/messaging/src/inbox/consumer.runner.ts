@@ -128,7 +128,7 @@ export class ConsumerRunner {
   }
 
   private async keepStarted(): Promise<void> {
-    for (let failures = 0; this.keepRunning; ) {
+    for (let failures = 0; this.keepRunning;) {
       if (this.status !== 'crashed') {
         try {
           await this.start();
@@ -153,10 +153,13 @@ export class ConsumerRunner {
   /** One start: provisions its topics, connects, subscribes and runs; throws when any step fails. */
   async start(): Promise<void> {
     this.status = 'starting';
-    await ensureTopics(this.kafka, [
-      ...this.topics().map((topic) => ({ topic, partitions: this.options.topicPartitions })),
-      { topic: this.deadLetterTopic, partitions: 1 },
-    ], 3, undefined, { create: this.options.createTopics ?? false });
+    await ensureTopics(
+      this.kafka,
+      [...this.topics().map((topic) => ({ topic, partitions: this.options.topicPartitions })), { topic: this.deadLetterTopic, partitions: 1 }],
+      3,
+      undefined,
+      { create: this.options.createTopics ?? false },
+    );
     await this.producer.connect();
     const consumer = (this.consumer = this.newConsumer());
     await consumer.connect();

@@ -4,11 +4,7 @@
  * longer this consumer's to process (it is stopping, or the group rebalanced): the caller must then
  * give the message back unprocessed.
  */
-export async function pauseHeartbeating(
-  ms: number,
-  batch: { heartbeat(): Promise<void>; stillOurs(): boolean },
-  sliceMs = 500,
-): Promise<boolean> {
+export async function pauseHeartbeating(ms: number, batch: { heartbeat(): Promise<void>; stillOurs(): boolean }, sliceMs = 500): Promise<boolean> {
   const until = Date.now() + ms;
   for (;;) {
     if (!batch.stillOurs()) return false;

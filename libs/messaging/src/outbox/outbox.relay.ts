@@ -135,7 +135,12 @@ export class OutboxRelay {
           await this.refusedForSize(trx, request, error);
           return { published, more: true };
         }
-        await trx('outbox').whereIn('id', request.map((e) => e.row.id)).update({ published_at: trx.fn.now() });
+        await trx('outbox')
+          .whereIn(
+            'id',
+            request.map((e) => e.row.id),
+          )
+          .update({ published_at: trx.fn.now() });
         published += request.length;
         this.stats.published += request.length;
       }
@@ -152,7 +157,9 @@ export class OutboxRelay {
     }
     const [{ row, topic, bytes }] = request;
     const reason = `${topic}: about ${bytes} bytes, refused by the broker (${(error as Error).message})`;
-    await trx('outbox').where({ id: row.id }).update({ parked_at: trx.fn.now(), park_reason: reason.slice(0, 1000) });
+    await trx('outbox')
+      .where({ id: row.id })
+      .update({ parked_at: trx.fn.now(), park_reason: reason.slice(0, 1000) });
     this.stats.parked++;
     this.logger.error(`parked outbox row ${row.id} (${row.event_type}, key ${row.message_key}): ${reason}; later rows of its key wait for it`);
   }
@@ -163,7 +170,12 @@ export class OutboxRelay {
       const value = await this.codec.encode(row.payload);
       const headerBytes = Object.entries(row.headers).reduce((sum, [k, v]) => sum + k.length + String(v).length, 0);
       const message = { key: row.message_key, value, headers: row.headers };
-      encoded.push({ row, topic: this.codec.topicFor(row.payload.eventType), message, bytes: value.length + row.message_key.length + headerBytes + recordOverheadBytes });
+      encoded.push({
+        row,
+        topic: this.codec.topicFor(row.payload.eventType),
+        message,
+        bytes: value.length + row.message_key.length + headerBytes + recordOverheadBytes,
+      });
     }
     return encoded;
   }

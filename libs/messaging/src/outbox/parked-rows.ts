@@ -15,9 +15,7 @@ export interface ParkedRow {
 export async function listParkedRows(knex: Knex): Promise<ParkedRow[]> {
   const rows: Array<Record<string, any>> = await knex('outbox as p')
     .select('p.id', 'p.event_id', 'p.event_type', 'p.message_key', 'p.parked_at', 'p.park_reason')
-    .select(
-      knex.raw('(select count(*) from outbox l where l.message_key = p.message_key and l.id > p.id and l.published_at is null)::int as held_back'),
-    )
+    .select(knex.raw('(select count(*) from outbox l where l.message_key = p.message_key and l.id > p.id and l.published_at is null)::int as held_back'))
     .whereNotNull('p.parked_at')
     .whereNull('p.published_at')
     .orderBy('p.id');

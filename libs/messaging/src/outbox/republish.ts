@@ -11,5 +11,8 @@ import { outboxCommitted, outboxSignal } from './outbox-signal';
 export async function republish(trx: Knex.Transaction, event: DomainEvent): Promise<void> {
   const reset = await trx('outbox').where({ event_id: event.eventId }).update({ published_at: null, parked_at: null, park_reason: null });
   if (reset === 0) return addToOutbox(trx, event);
-  trx.executionPromise.then(() => outboxSignal.emit(outboxCommitted), () => undefined);
+  trx.executionPromise.then(
+    () => outboxSignal.emit(outboxCommitted),
+    () => undefined,
+  );
 }

@@ -14,10 +14,26 @@ export type ServicePrincipal = 'tasks' | 'quota' | 'generation' | 'notification'
 export const serviceEvents: Record<ServicePrincipal, { produces: EventType[]; consumes: EventType[] }> = {
   tasks: {
     produces: ['TaskAccepted', 'TaskRejected', 'TaskCompleted', 'TaskFailed', 'TaskTimedOut'],
-    consumes: ['TaskRequested', 'QuotaDebited', 'QuotaRejected', 'GenerationStarted', 'GenerationRetryScheduled', 'GenerationSucceeded', 'GenerationFailed', 'QuotaRefunded', 'NotificationSent'],
+    consumes: [
+      'TaskRequested',
+      'QuotaDebited',
+      'QuotaRejected',
+      'GenerationStarted',
+      'GenerationRetryScheduled',
+      'GenerationSucceeded',
+      'GenerationFailed',
+      'QuotaRefunded',
+      'NotificationSent',
+    ],
   },
-  quota: { produces: ['QuotaDebited', 'QuotaRejected', 'QuotaRefunded'], consumes: ['TaskAccepted', 'GenerationSucceeded', 'GenerationFailed', 'TaskTimedOut'] },
-  generation: { produces: ['GenerationStarted', 'GenerationRetryScheduled', 'GenerationSucceeded', 'GenerationFailed'], consumes: ['TaskAccepted', 'QuotaDebited', 'QuotaRejected', 'TaskTimedOut'] },
+  quota: {
+    produces: ['QuotaDebited', 'QuotaRejected', 'QuotaRefunded'],
+    consumes: ['TaskAccepted', 'GenerationSucceeded', 'GenerationFailed', 'TaskTimedOut'],
+  },
+  generation: {
+    produces: ['GenerationStarted', 'GenerationRetryScheduled', 'GenerationSucceeded', 'GenerationFailed'],
+    consumes: ['TaskAccepted', 'QuotaDebited', 'QuotaRejected', 'TaskTimedOut'],
+  },
   notification: { produces: ['NotificationSent'], consumes: ['TaskCompleted', 'TaskFailed'] },
 };
 

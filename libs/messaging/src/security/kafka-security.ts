@@ -13,7 +13,8 @@ export function kafkaSecurityFromEnv(env: NodeJS.ProcessEnv = process.env): Pick
   const security: Pick<KafkaConfig, 'sasl' | 'ssl'> = {};
   const mechanism = (env.KAFKA_SASL_MECHANISM || (env.KAFKA_USERNAME ? 'scram-sha-512' : '')).toLowerCase();
   if (mechanism) {
-    if (!(mechanisms as readonly string[]).includes(mechanism)) throw new Error(`KAFKA_SASL_MECHANISM must be one of ${mechanisms.join(', ')}, got "${mechanism}"`);
+    if (!(mechanisms as readonly string[]).includes(mechanism))
+      throw new Error(`KAFKA_SASL_MECHANISM must be one of ${mechanisms.join(', ')}, got "${mechanism}"`);
     const password = env.KAFKA_PASSWORD || passwordFromFile(env.KAFKA_PASSWORD_FILE);
     if (!env.KAFKA_USERNAME || !password) throw new Error('KAFKA_SASL_MECHANISM needs KAFKA_USERNAME and KAFKA_PASSWORD (or KAFKA_PASSWORD_FILE)');
     security.sasl = { mechanism, username: env.KAFKA_USERNAME, password } as SASLOptions;

@@ -9,7 +9,11 @@ describe('kafkaSecurityFromEnv', () => {
   });
 
   it('takes SCRAM-SHA-512 when only a username and password are given', () => {
-    expect(kafkaSecurityFromEnv({ KAFKA_USERNAME: 'quota', KAFKA_PASSWORD: 'secret' }).sasl).toEqual({ mechanism: 'scram-sha-512', username: 'quota', password: 'secret' });
+    expect(kafkaSecurityFromEnv({ KAFKA_USERNAME: 'quota', KAFKA_PASSWORD: 'secret' }).sasl).toEqual({
+      mechanism: 'scram-sha-512',
+      username: 'quota',
+      password: 'secret',
+    });
   });
 
   it('reads the password from KAFKA_PASSWORD_FILE, as mounted secrets are, without its trailing newline', () => {
@@ -19,7 +23,9 @@ describe('kafkaSecurityFromEnv', () => {
   });
 
   it('names the variable when the password file cannot be read', () => {
-    expect(() => kafkaSecurityFromEnv({ KAFKA_USERNAME: 'quota', KAFKA_PASSWORD_FILE: '/nonexistent/quota.password' })).toThrow(/KAFKA_PASSWORD_FILE \/nonexistent/);
+    expect(() => kafkaSecurityFromEnv({ KAFKA_USERNAME: 'quota', KAFKA_PASSWORD_FILE: '/nonexistent/quota.password' })).toThrow(
+      /KAFKA_PASSWORD_FILE \/nonexistent/,
+    );
   });
 
   it('refuses a mechanism without a password and an unknown mechanism', () => {

@@ -36,7 +36,8 @@ export function aclPlan(prefix: string): Grant[] {
     grants.push({ principal: 'console', resource: 'topic', name: topic(type), operation: 'WRITE' });
   }
   grants.push({ principal: 'auditor', resource: 'group', name: `${prefix}auditor-`, prefixed: true, operation: 'READ' });
-  for (const service of Object.keys(serviceEvents)) grants.push({ principal: 'console', resource: 'topic', name: deadLetterTopicFor(`${prefix}${service}`), operation: 'READ' });
+  for (const service of Object.keys(serviceEvents))
+    grants.push({ principal: 'console', resource: 'topic', name: deadLetterTopicFor(`${prefix}${service}`), operation: 'READ' });
   grants.push({ principal: 'console', resource: 'group', name: `${prefix}console-`, prefixed: true, operation: 'READ' });
   return grants;
 }
@@ -55,23 +56,30 @@ export async function provisionTopicsAndAcls(adminKafka: Kafka, prefix = '', par
   await admin.connect();
   try {
     // A broker run without an authorizer (a plain development broker) takes topics but no ACLs.
-    const security = await admin.describeAcls({ resourceType: AclResourceTypes.ANY, resourcePatternType: ResourcePatternTypes.ANY, operation: AclOperationTypes.ANY, permissionType: AclPermissionTypes.ANY }).then(
-      () => 'on' as const,
-      (error: { type?: string }) => {
-        if (error.type === 'SECURITY_DISABLED') return 'off' as const;
-        throw error;
-      },
-    );
+    const security = await admin
+      .describeAcls({
+        resourceType: AclResourceTypes.ANY,
+        resourcePatternType: ResourcePatternTypes.ANY,
+        operation: AclOperationTypes.ANY,
+        permissionType: AclPermissionTypes.ANY,
+      })
+      .then(
+        () => 'on' as const,
+        (error: { type?: string }) => {
+          if (error.type === 'SECURITY_DISABLED') return 'off' as const;
+          throw error;
+        },
+      );
     if (security === 'off') return 'no authorizer';
     const bindings = aclPlan(prefix).map((grant) => ({
-        resourceType: grant.resource === 'topic' ? AclResourceTypes.TOPIC : AclResourceTypes.GROUP,
-        resourceName: grant.name,
-        resourcePatternType: grant.prefixed ? ResourcePatternTypes.PREFIXED : ResourcePatternTypes.LITERAL,
-        principal: `User:${grant.principal}`,
-        host: '*',
-        operation: grant.operation === 'READ' ? AclOperationTypes.READ : AclOperationTypes.WRITE,
-        permissionType: AclPermissionTypes.ALLOW,
-      }));
+      resourceType: grant.resource === 'topic' ? AclResourceTypes.TOPIC : AclResourceTypes.GROUP,
+      resourceName: grant.name,
+      resourcePatternType: grant.prefixed ? ResourcePatternTypes.PREFIXED : ResourcePatternTypes.LITERAL,
+      principal: `User:${grant.principal}`,
+      host: '*',
+      operation: grant.operation === 'READ' ? AclOperationTypes.READ : AclOperationTypes.WRITE,
+      permissionType: AclPermissionTypes.ALLOW,
+    }));
     await admin.createAcls({ acl: bindings });
     await untilEnforced(admin, bindings);
     return 'acls granted';
@@ -80,7 +88,13 @@ export async function provisionTopicsAndAcls(adminKafka: Kafka, prefix = '', par
   }
 }
 
-type Binding = { resourceType: AclResourceTypes; resourceName: string; resourcePatternType: ResourcePatternTypes; principal: string; operation: AclOperationTypes };
+type Binding = {
+  resourceType: AclResourceTypes;
+  resourceName: string;
+  resourcePatternType: ResourcePatternTypes;
+  principal: string;
+  operation: AclOperationTypes;
+};
 
 /**
  * The broker applies new ACLs when it replays the metadata log, a moment after CreateAcls returns: a
@@ -99,7 +113,17 @@ async function untilEnforced(admin: Admin, bindings: Binding[], timeoutMs = 15_0
       permissionType: AclPermissionTypes.ALLOW,
     });
     const present = new Set(
-      resources.flatMap((r) => r.acls.map((a) => key({ resourceType: r.resourceType, resourceName: r.resourceName, resourcePatternType: r.resourcePatternType, principal: a.principal, operation: a.operation }))),
+      resources.flatMap((r) =>
+        r.acls.map((a) =>
+          key({
+            resourceType: r.resourceType,
+            resourceName: r.resourceName,
+            resourcePatternType: r.resourcePatternType,
+            principal: a.principal,
+            operation: a.operation,
+          }),
+        ),
+      ),
     );
     if ([...wanted].every((k) => present.has(k))) return;
     if (Date.now() > deadline) throw new Error(`the broker did not list the new ACLs within ${timeoutMs} ms`);
