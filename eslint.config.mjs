@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
  * matter where money and state move (a promise nobody awaits is a write nobody waits for).
  */
 export default tseslint.config(
-  { ignores: ['dist/', '.stack/', 'node_modules/', 'coverage/', 'chaos/runs/', 'libs/events/src/generated/', '**/*.js', '**/*.mjs'] },
+  { ignores: ['dist/', '.stack/', 'node_modules/', 'coverage/', 'chaos/runs/', 'libs/events/src/generated/', '**/*.js', '**/*.mjs', '**/*.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

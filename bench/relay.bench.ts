@@ -1,3 +1,4 @@
+import * as os from 'node:os';
 /**
  * Outbox relay throughput (batches of 1 and of 100) and commit→Kafka-append latency, each beside a
  * baseline measured in the same run on the same stack: kafkajs producing the same events straight
@@ -123,7 +124,7 @@ async function main(): Promise<void> {
   try {
     const result = {
       date: new Date().toISOString(),
-      machine: `${require('node:os').cpus().length} cores, node ${process.version}`,
+      machine: `${os.cpus().length} cores, node ${process.version}`,
       events: throughputEvents,
       throughput: {} as Record<string, { outboxRelay: number; rawKafkajs: number; ratio: number }>,
       latencyMs: {} as Record<string, { p50: number; p99: number }>,

@@ -8,6 +8,7 @@ import { removeTestData } from './support/remove-test-data';
 import { TestEnv } from './support/test-env';
 import { freePort } from './support/unique';
 import { waitFor } from './support/wait-for';
+import { JsonBody } from './support/json-body';
 
 /**
  * A service that boots while the broker does not answer (its JVM paused with SIGSTOP, as a long GC
@@ -36,7 +37,7 @@ describe('a service booting while the broker does not answer', () => {
 
     // Then it answers /health with 503, saying messaging has not started and Kafka does not answer
     await waitForHealth(service, 503, 60_000);
-    const body = (await (await fetch(`http://127.0.0.1:${service.port}/health`)).json()) as Record<string, any>;
+    const body = (await (await fetch(`http://127.0.0.1:${service.port}/health`)).json()) as JsonBody;
     expect(body.details.kafka.status).toBe('down');
     expect(body.details.messaging).toMatchObject({ status: 'down', message: expect.stringMatching(/messaging (is starting|could not start)/) });
     expect(body.details.postgres.status).toBe('up');

@@ -1,4 +1,4 @@
-import { PlatformError } from '@app/messaging';
+import { PlatformError } from '@app/failures';
 import { readDeadLetters } from '../tools/dlq/dead-letter-store';
 import { redrive } from '../tools/dlq/redrive';
 import { MessagingWorld, taskRequested } from './support/messaging-world';

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { localKafkaEnv } from '@app/messaging';
 import { Platform } from './support/platform';
+import { JsonBody } from './support/json-body';
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, '..');
@@ -14,7 +15,7 @@ describe('another system publishing TaskRequested and consuming the outcome', ()
   afterAll(() => platform.stop());
 
   /** The example client, with no code of this project: publishes one request, prints its outcome. */
-  async function exampleClient(args: string[]): Promise<Record<string, any>> {
+  async function exampleClient(args: string[]): Promise<JsonBody> {
     const { stdout } = await run(process.execPath, ['-r', 'ts-node/register', 'examples/request-report.ts', ...args], {
       cwd: root,
       env: { ...process.env, ...localKafkaEnv('external'), TOPIC_PREFIX: platform.env.topicPrefix, TS_NODE_TRANSPILE_ONLY: 'true' },

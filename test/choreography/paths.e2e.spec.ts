@@ -1,8 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Platform } from '../support/platform';
+import { JsonBody } from '../support/json-body';
 
-const types = (task: Record<string, any>) => task.timeline.map((e: { eventType: string }) => e.eventType);
+const types = (task: JsonBody) => task.timeline.map((e: { eventType: string }) => e.eventType);
 
 describe('each path of a report request, end to end', () => {
   const platform = new Platform({ DEFAULT_QUOTA: '2' });

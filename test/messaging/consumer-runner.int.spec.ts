@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { deadLetterHeaders, PlatformError } from '@app/messaging';
+import { PlatformError } from '@app/failures';
+import { deadLetterHeaders } from '@app/messaging';
 import { MessagingWorld, taskRequested } from '../support/messaging-world';
 import { header, TopicReader } from '../support/topic-reader';
 import { waitFor } from '../support/wait-for';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createKnex } from '@app/database';
-import { addToOutbox, PlatformError } from '@app/messaging';
+import { PlatformError } from '@app/failures';
+import { addToOutbox } from '@app/messaging';
 import { MessagingWorld, taskRequested } from '../support/messaging-world';
 import { header, TopicReader } from '../support/topic-reader';
 import { waitFor } from '../support/wait-for';

@@ -102,7 +102,8 @@ describe('the outbox relay when its process dies', () => {
 
   it('keeps publishing in per-key order with two instances when each in turn is killed', async () => {
     // Given two instances of the service on one database
-    let [a, b] = [await startQuota(), await startQuota()];
+    let a = await startQuota();
+    const b = await startQuota();
     const secondWriter = createKnex(world.databaseUrl);
     world.onTeardown(() => secondWriter.destroy());
     const keys: string[] = Array.from({ length: 10 }, () => randomUUID());

@@ -1,5 +1,6 @@
 import { defaults } from '@app/config';
-import { createKafka, DeadlineExceeded, ensureTopics } from '@app/messaging';
+import { createKafka, ensureTopics } from '@app/messaging';
+import { DeadlineExceeded } from '@app/timing';
 import { kafkaProcess } from '../../tools/stack/kafka';
 import { runningPid } from '../../tools/stack/processes';
 import { loadStackConfig } from '../../tools/stack/stack.config';

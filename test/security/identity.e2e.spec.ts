@@ -4,6 +4,7 @@ import { Client } from 'pg';
 import { localAudience, localAuthFiles, localIssuer } from '@app/auth';
 import { Platform } from '../support/platform';
 import { asAdmin, authAs } from '../support/tokens';
+import { JsonBody } from '../support/json-body';
 
 /**
  * Identity on every HTTP call, attacked the way a hostile caller would: no token, forged tokens,
@@ -164,7 +165,7 @@ describe('identity on every HTTP call', () => {
     await platform.settled(taskId);
     const viewer = await authAs('auditor-jo', 'viewer');
 
-    const task = (await (await call('tasks', 'GET', `/tasks/${taskId}`, viewer)).json()) as Record<string, any>;
+    const task = (await (await call('tasks', 'GET', `/tasks/${taskId}`, viewer)).json()) as JsonBody;
     expect(task.input).toBe('***');
     expect(JSON.stringify(task)).not.toContain('private words');
     expect((await call('quota', 'GET', '/quota/watched', viewer)).status).toBe(200);

@@ -10,6 +10,7 @@ import { TestEnv } from './test-env';
 import { freePort } from './unique';
 import { asAdmin, authAs } from './tokens';
 import { waitFor } from './wait-for';
+import { JsonBody } from './json-body';
 
 /** What each service's consumer reads: what its ACLs let it read. */
 const subscriptions: Record<string, EventType[]> = Object.fromEntries(Object.entries(serviceEvents).map(([service, events]) => [service, events.consumes]));
@@ -138,20 +139,20 @@ export class Platform {
       headers: { 'content-type': 'application/json', 'idempotency-key': key, ...(await authAs(userId)) },
       body: JSON.stringify({ reportType, input }),
     });
-    return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> };
+    return { status: response.status, headers: response.headers, body: (await response.json()) as JsonBody };
   }
 
   /** GET on a service as an admin. */
-  async get<T = Record<string, any>>(app: AppName, path: string): Promise<T> {
+  async get<T = JsonBody>(app: AppName, path: string): Promise<T> {
     return (await fetch(`${this.url(app)}${path}`, { headers: await asAdmin() })).json() as Promise<T>;
   }
 
-  async task(taskId: string): Promise<Record<string, any>> {
+  async task(taskId: string): Promise<JsonBody> {
     return this.get('tasks', `/tasks/${taskId}`);
   }
 
   /** Waits until the task is terminal and its user was notified, then returns it. */
-  async settled(taskId: string, timeoutMs = 60_000): Promise<Record<string, any>> {
+  async settled(taskId: string, timeoutMs = 60_000): Promise<JsonBody> {
     return waitFor(
       async () => {
         const task = await this.task(taskId);
@@ -166,11 +167,11 @@ export class Platform {
     return this.get('quota', `/quota/${userId}`);
   }
 
-  async notifications(userId: string): Promise<Array<Record<string, any>>> {
-    return (await this.get<{ items: Array<Record<string, any>> }>('notification', `/notifications?userId=${userId}`)).items;
+  async notifications(userId: string): Promise<Array<JsonBody>> {
+    return (await this.get<{ items: Array<JsonBody> }>('notification', `/notifications?userId=${userId}`)).items;
   }
 
-  async generation(taskId: string): Promise<Record<string, any>> {
+  async generation(taskId: string): Promise<JsonBody> {
     return this.get('generation', `/generations/${taskId}`);
   }
 

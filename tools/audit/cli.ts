@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Command } from 'commander';
 import { exitCodeOf, timeArgument } from '../cli/arguments';
-import { parseDuration } from '@app/messaging';
+import { parseDuration } from '@app/timing';
 import { SingleBar } from 'cli-progress';
 import { loadServiceConfig } from '@app/config';
 import { DomainEvent } from '@app/events';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { attemptsOf, evolve, noFacts, stateOf } from '../../apps/tasks/src/task-state/task-state';
+import { attemptsOf, evolve, noFacts, stateOf } from '@app/task-state';
 import type { TaskAudit } from './audit-invariants';
 
 export interface ProjectionDifference {

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { parseDuration, parseDurations } from '@app/messaging';
+import { parseDuration, parseDurations } from '@app/timing';
 
 export interface GenerationConfig {
   modelBaseUrl: string;

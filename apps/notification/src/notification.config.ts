@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { localAuthFiles } from '@app/auth';
-import { parseDuration } from '@app/messaging';
+import { parseDuration } from '@app/timing';
 import { AllowedTargets, parseAllowedTargets } from './webhooks/destination-policy';
 import { SecretBox } from './webhooks/secret-box';
 

@@ -1,4 +1,4 @@
-import { parseDuration } from '@app/messaging';
+import { parseDuration } from '@app/timing';
 import { defaultInputLimits, InputLimits } from './submit/request-limits';
 
 export interface TasksConfig {

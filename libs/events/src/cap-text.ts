@@ -1,3 +1,5 @@
+import { storableText } from './storable-text';
+
 /** How much outside text (a model's error, a receiver's answer) an event or a row may carry. */
 export const outsideTextLimit = 500;
 
@@ -6,7 +8,7 @@ export const outsideTextLimit = 500;
  * outside party must not be able to grow our events, or put what PostgreSQL cannot store into them.
  */
 export function capText(text: string, limit = outsideTextLimit): string {
-  const clean = text.replace(/\u0000/g, '').replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+  const clean = storableText(text);
   if (clean.length <= limit) return clean;
   let cut = limit - 1;
   if (/[\ud800-\udbff]/.test(clean[cut - 1])) cut--;

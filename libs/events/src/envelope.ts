@@ -1,7 +1,8 @@
-import type { DomainEvent, EventType } from './generated/event-types';
-
-/** The fields every event carries; `occurredAt` is epoch milliseconds (Avro timestamp-millis). */
-export interface Envelope<T extends EventType = EventType> {
+/**
+ * The fields every event carries; `occurredAt` is epoch milliseconds (Avro timestamp-millis). `T` is
+ * one of the generated event types (which build on this, hence only a string here).
+ */
+export interface Envelope<T extends string = string> {
   eventId: string;
   eventType: T;
   occurredAt: number;
@@ -13,8 +14,3 @@ export interface Envelope<T extends EventType = EventType> {
 }
 
 export const envelopeFields = ['eventId', 'eventType', 'occurredAt', 'taskId', 'userId', 'correlationId', 'causationId', 'producer'] as const;
-
-export type EventOf<T extends EventType> = Extract<DomainEvent, { eventType: T }>;
-
-/** An event's own fields, without the envelope: what a handler decides. */
-export type EventBody<T extends EventType> = Omit<EventOf<T>, keyof Envelope>;

@@ -1,4 +1,5 @@
-import { eventTypes, EventType } from './generated/event-types';
+import type { Envelope } from './envelope';
+import { DomainEvent, eventTypes, EventType } from './generated/event-types';
 
 export function isEventType(value: string): value is EventType {
   return (eventTypes as readonly string[]).includes(value);
@@ -12,3 +13,8 @@ export function topicFor(eventType: EventType, prefix = ''): string {
 export function subjectFor(topic: string): string {
   return `${topic}-value`;
 }
+
+export type EventOf<T extends EventType> = Extract<DomainEvent, { eventType: T }>;
+
+/** An event's own fields, without the envelope: what a handler decides. */
+export type EventBody<T extends EventType> = Omit<EventOf<T>, keyof Envelope>;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Envelope, EventBody, EventOf } from './envelope';
+import type { Envelope } from './envelope';
+import type { EventBody, EventOf } from './event-types';
 import type { EventType } from './generated/event-types';
 
 type Origin = Pick<Envelope, 'taskId' | 'userId' | 'correlationId' | 'causationId'>;

@@ -1,8 +1,11 @@
-/** NUL, and a UTF-16 surrogate without its other half: text PostgreSQL cannot store (nor UTF-8 carry). */
-const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
+/** Not NUL, nor a UTF-16 surrogate without its other half: text PostgreSQL can store (and UTF-8 carry). */
 export function isStorableText(text: string): boolean {
-  return !unstorable.test(text);
+  return !text.includes('\u0000') && text.isWellFormed();
+}
+
+/** The text made storable: NULs dropped, each lone surrogate replaced by U+FFFD. */
+export function storableText(text: string): string {
+  return text.replaceAll('\u0000', '').toWellFormed();
 }
 
 /**

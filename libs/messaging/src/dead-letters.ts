@@ -1,5 +1,5 @@
 import type { IHeaders, KafkaMessage, Message } from 'kafkajs';
-import type { ErrorCode } from './errors';
+import type { ErrorCode } from '@app/failures';
 
 export function deadLetterTopicFor(groupId: string): string {
   return `${groupId}.dlq`;

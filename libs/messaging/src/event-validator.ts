@@ -1,6 +1,6 @@
 import * as avro from 'avsc';
 import { DomainEvent, EventType, isEventType, loadSchema } from '@app/events';
-import { PlatformError } from './errors';
+import { PlatformError } from '@app/failures';
 
 const types = new Map<EventType, avro.Type>();
 

@@ -2,9 +2,9 @@ import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import * as avro from 'avsc';
 import TimeoutMiddleware from 'mappersmith/middleware/timeout';
 import { DomainEvent, EventType, eventTypes, isEventType, loadSchema, subjectFor, topicFor } from '@app/events';
-import { withJitter } from './backoff';
-import { withDeadline } from './deadline';
-import { isInfrastructureError, PlatformError } from './errors';
+import { withJitter } from '@app/timing';
+import { withDeadline } from '@app/timing';
+import { isInfrastructureError, PlatformError } from '@app/failures';
 
 /**
  * Confluent-framed Avro for every event: the value is the magic byte, the schema id, then the Avro

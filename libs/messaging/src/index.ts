@@ -1,7 +1,4 @@
-export * from './backoff';
 export * from './dead-letters';
-export * from './deadline';
-export * from './errors';
 export * from './event.codec';
 export * from './event-validator';
 export * from './inbox/consumer.runner';
@@ -16,7 +13,6 @@ export * from './trace';
 export * from './inbox/prune-inbox';
 export * from './messaging.config';
 export * from './messaging.module';
-export * from './worker-loop';
 export * from './outbox/outbox-parking.migration';
 export * from './outbox/parked-rows';
 export * from './inbox/pause-heartbeating';

@@ -1,4 +1,4 @@
-import { BackoffPolicy, parseDuration } from './backoff';
+import { BackoffPolicy, parseDuration } from '@app/timing';
 
 export interface MessagingConfig {
   topicPartitions: number;

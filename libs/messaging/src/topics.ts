@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Admin, Kafka } from 'kafkajs';
-import { DeadlineExceeded, withDeadline } from './deadline';
+import { DeadlineExceeded, withDeadline } from '@app/timing';
 
 export interface TopicSpec {
   topic: string;

@@ -1,11 +1,11 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { KNEX } from '@app/database';
-import { WorkerLoop } from '@app/messaging';
+import { WorkerLoop } from '@app/timing';
 import { ModelClient } from '../model/model.client';
-import { ModelOutcome } from '../model/model-outcome';
+import { ModelOutcome } from '../model/model-outcome.rules';
 import { GENERATION_CONFIG, GenerationConfig } from '../generation.config';
-import { decideAfterAttempt } from './attempt-outcome';
+import { decideAfterAttempt } from './attempt-outcome.rules';
 import { claimDueJobs, claimInterruptedJobs, Job, recordAttempt } from './job-store';
 import { FailedJobCleanup } from './failed-job-cleanup';
 import { ReportStore } from './report-store';
@@ -30,7 +30,11 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
     private readonly reports: ReportStore,
     private readonly cleanup: FailedJobCleanup,
   ) {
-    this.loop = new WorkerLoop(() => this.round(), { name: 'generation-worker', pollIntervalMs: config.pollIntervalMs });
+    this.loop = new WorkerLoop(() => this.round(), {
+      name: 'generation-worker',
+      logger: new Logger('generation-worker'),
+      pollIntervalMs: config.pollIntervalMs,
+    });
   }
 
   onApplicationBootstrap(): void {

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { capText, newEvent } from '@app/events';
 import { addToOutbox } from '@app/messaging';
-import type { ModelOutcome } from '../model/model-outcome';
-import { AttemptDecision } from './attempt-outcome';
+import type { ModelOutcome } from '../model/model-outcome.rules';
+import { AttemptDecision } from './attempt-outcome.rules';
 
 export interface Job {
   task_id: string;

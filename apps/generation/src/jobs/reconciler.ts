@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { KNEX } from '@app/database';
-import { WorkerLoop } from '@app/messaging';
+import { WorkerLoop } from '@app/timing';
 import { GENERATION_CONFIG, GenerationConfig } from '../generation.config';
 import { failTimedOutJob } from './fail-job';
 import { Job } from './job-store';
@@ -23,7 +23,7 @@ export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShut
     @Inject(GENERATION_CONFIG) private readonly config: GenerationConfig,
     private readonly cleanup: FailedJobCleanup,
   ) {
-    this.loop = new WorkerLoop(() => this.round(), { name: 'reconciler', pollIntervalMs: config.reconcileIntervalMs });
+    this.loop = new WorkerLoop(() => this.round(), { name: 'reconciler', logger: new Logger('reconciler'), pollIntervalMs: config.reconcileIntervalMs });
   }
 
   onApplicationBootstrap(): void {

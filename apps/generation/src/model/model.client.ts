@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { classifyFailure, classifyResponse, ModelOutcome } from './model-outcome';
+import { classifyFailure, classifyResponse, ModelOutcome } from './model-outcome.rules';
 
 export interface ModelRequest {
   taskId: string;

@@ -3,13 +3,14 @@ import type { Knex } from 'knex';
 import { Webhook } from 'standardwebhooks';
 import { KNEX } from '@app/database';
 import { causedBy, EventOf } from '@app/events';
-import { addToOutbox, exponentialDelay, WorkerLoop } from '@app/messaging';
+import { addToOutbox } from '@app/messaging';
+import { exponentialDelay, WorkerLoop } from '@app/timing';
 import { NOTIFICATION_CONFIG, NotificationConfig } from '../notification.config';
 import { SecretBox } from '../webhooks/secret-box';
 import { postWebhook } from '../webhooks/webhook-client';
 import { UrlPolicy } from '../webhooks/webhook-url';
 import { WEBHOOK_POLICY } from '../webhooks/webhook-policy.provider';
-import { classifyDelivery, DeliveryOutcome } from './delivery-outcome';
+import { classifyDelivery, DeliveryOutcome } from './delivery-outcome.rules';
 
 interface Pending {
   id: string;
@@ -43,7 +44,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     @Inject(WEBHOOK_POLICY) private readonly policy: UrlPolicy,
     private readonly box: SecretBox,
   ) {
-    this.loop = new WorkerLoop(() => this.round(), { name: 'webhooks', pollIntervalMs: config.pollIntervalMs });
+    this.loop = new WorkerLoop(() => this.round(), { name: 'webhooks', logger: new Logger('webhooks'), pollIntervalMs: config.pollIntervalMs });
   }
 
   onApplicationBootstrap(): void {

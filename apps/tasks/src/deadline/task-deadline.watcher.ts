@@ -2,10 +2,11 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import type { Knex } from 'knex';
 import { KNEX } from '@app/database';
 import { DomainEvent, EventOf, newEvent, requestAcceptor } from '@app/events';
-import { addToOutbox, republish, WorkerLoop } from '@app/messaging';
+import { addToOutbox, republish } from '@app/messaging';
+import { WorkerLoop } from '@app/timing';
 import { applyToTask } from '../projection/apply-to-task';
 import { acceptanceOf } from '../submit/adopt-request';
-import { terminalStates } from '../task-state/task-state';
+import { terminalStates } from '@app/task-state';
 import { TASKS_CONFIG, TasksConfig } from '../tasks.config';
 
 interface OpenTask {
@@ -33,7 +34,11 @@ export class TaskDeadlineWatcher implements OnApplicationBootstrap, BeforeApplic
     @Inject(KNEX) private readonly knex: Knex,
     @Inject(TASKS_CONFIG) private readonly config: TasksConfig,
   ) {
-    this.loop = new WorkerLoop(() => this.round(), { name: 'task-deadline', pollIntervalMs: config.deadlineCheckIntervalMs });
+    this.loop = new WorkerLoop(() => this.round(), {
+      name: 'task-deadline',
+      logger: new Logger('task-deadline'),
+      pollIntervalMs: config.deadlineCheckIntervalMs,
+    });
   }
 
   onApplicationBootstrap(): void {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { causedBy, DomainEvent, TaskAccepted, TaskRequested } from '@app/events';
-import { attemptsOf, evolve, noFacts, outcomeOf, reasonOf, stateOf, TaskFacts } from '../task-state/task-state';
+import { attemptsOf, evolve, noFacts, outcomeOf, reasonOf, stateOf, TaskFacts } from '@app/task-state';
 
 type Publish = (event: DomainEvent) => Promise<void>;
 

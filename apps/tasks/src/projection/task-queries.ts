@@ -11,7 +11,19 @@ export interface TimelineEntry {
 
 const envelopeKeys = new Set(['eventId', 'eventType', 'occurredAt', 'taskId', 'userId', 'correlationId', 'causationId', 'producer']);
 
-function summary(row: Record<string, any>) {
+interface TaskRow {
+  task_id: string;
+  user_id: string;
+  report_type: string;
+  state: string;
+  reason: string | null;
+  attempts: number;
+  report_ref: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function summary(row: TaskRow) {
   return {
     taskId: row.task_id,
     userId: row.user_id,

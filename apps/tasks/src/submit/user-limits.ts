@@ -1,7 +1,7 @@
 import { HttpStatus } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { ProblemWithHeaders } from '@app/service';
-import { terminalStates } from '../task-state/task-state';
+import { terminalStates } from '@app/task-state';
 
 /**
  * Takes one token from the user's bucket (refilled at `rate` a second, holding at most `burst`), in

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
 import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
 import { EventType, eventTypes } from '@app/events';
-import { BackoffPolicy, exponentialDelay } from '../backoff';
+import { BackoffPolicy, exponentialDelay } from '@app/timing';
 import { deadLetterTopicFor } from '../dead-letters';
 import { EventCodec } from '../event.codec';
 import { ensureTopics } from '../topics';

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Kafka, Message, Producer, TopicMessages } from 'kafkajs';
 import { DomainEvent } from '@app/events';
 import { EventCodec } from '../event.codec';
-import { WorkerLoop } from '../worker-loop';
+import { WorkerLoop } from '@app/timing';
 import { outboxCommitted, outboxSignal } from './outbox-signal';
 
 export interface RelayOptions {
@@ -75,7 +75,7 @@ export class OutboxRelay {
   ) {
     this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     this.maxBatchBytes = options.maxBatchBytes ?? 900_000;
-    this.loop = new WorkerLoop(() => this.round(), { name: 'outbox-relay', pollIntervalMs: options.pollIntervalMs });
+    this.loop = new WorkerLoop(() => this.round(), { name: 'outbox-relay', logger: new Logger('outbox-relay'), pollIntervalMs: options.pollIntervalMs });
   }
 
   async start(): Promise<void> {

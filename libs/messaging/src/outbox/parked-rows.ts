@@ -13,12 +13,13 @@ export interface ParkedRow {
 
 /** The rows the relay parked, oldest first, each with how many rows of its key wait behind it. */
 export async function listParkedRows(knex: Knex): Promise<ParkedRow[]> {
-  const rows: Array<Record<string, any>> = await knex('outbox as p')
-    .select('p.id', 'p.event_id', 'p.event_type', 'p.message_key', 'p.parked_at', 'p.park_reason')
-    .select(knex.raw('(select count(*) from outbox l where l.message_key = p.message_key and l.id > p.id and l.published_at is null)::int as held_back'))
-    .whereNotNull('p.parked_at')
-    .whereNull('p.published_at')
-    .orderBy('p.id');
+  const rows: Array<{ id: string; event_id: string; event_type: string; message_key: string; parked_at: Date; park_reason: string; held_back: number }> =
+    await knex('outbox as p')
+      .select('p.id', 'p.event_id', 'p.event_type', 'p.message_key', 'p.parked_at', 'p.park_reason')
+      .select(knex.raw('(select count(*) from outbox l where l.message_key = p.message_key and l.id > p.id and l.published_at is null)::int as held_back'))
+      .whereNotNull('p.parked_at')
+      .whereNull('p.published_at')
+      .orderBy('p.id');
   return rows.map((r) => ({
     id: String(r.id),
     eventId: r.event_id,

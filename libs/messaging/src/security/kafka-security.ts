@@ -30,6 +30,6 @@ function passwordFromFile(file: string | undefined): string | undefined {
   try {
     return fs.readFileSync(file, 'utf8').trim() || undefined;
   } catch (error) {
-    throw new Error(`KAFKA_PASSWORD_FILE ${file} cannot be read: ${(error as Error).message}`);
+    throw new Error(`KAFKA_PASSWORD_FILE ${file} cannot be read: ${(error as Error).message}`, { cause: error });
   }
 }

@@ -1,8 +1,13 @@
-import { Logger } from '@nestjs/common';
 import { BackoffPolicy, exponentialDelay } from './backoff';
+
+/** Where a failed round is reported (a Nest Logger fits; this lib depends on no framework). */
+export interface WarningLog {
+  warn(message: string): void;
+}
 
 export interface WorkerLoopOptions {
   name: string;
+  logger: WarningLog;
   pollIntervalMs: number;
   failureBackoff?: BackoffPolicy;
 }
@@ -14,7 +19,7 @@ export interface WorkerLoopOptions {
  * do not cut short, so a burst of wakes cannot hammer a broken dependency.
  */
 export class WorkerLoop {
-  private readonly logger: Logger;
+  private readonly logger: WarningLog;
   private active = false;
   private loop?: Promise<void>;
   private pendingWake = false;
@@ -25,7 +30,7 @@ export class WorkerLoop {
     private readonly round: () => Promise<boolean>,
     private readonly options: WorkerLoopOptions,
   ) {
-    this.logger = new Logger(options.name);
+    this.logger = options.logger;
   }
 
   /** True from start() until stop(): the loop keeps going through failing rounds. */
@@ -53,7 +58,7 @@ export class WorkerLoop {
   private async run(): Promise<void> {
     let failures = 0;
     while (this.active) {
-      let moreWork = false;
+      let moreWork: boolean;
       try {
         moreWork = await this.round();
         failures = 0;

@@ -1,4 +1,4 @@
-import { classifyFailure, classifyResponse } from './model-outcome';
+import { classifyFailure, classifyResponse } from './model-outcome.rules';
 
 const report = { choices: [{ message: { role: 'assistant', content: '# Report' } }] };
 

@@ -1,4 +1,4 @@
-import { classifyDelivery } from './delivery-outcome';
+import { classifyDelivery } from './delivery-outcome.rules';
 
 describe('classifying a webhook delivery', () => {
   it('counts any 2xx as delivered', () => {

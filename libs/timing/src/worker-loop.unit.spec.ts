@@ -1,5 +1,6 @@
 import { WorkerLoop } from './worker-loop';
 
+const quiet = { warn: () => undefined };
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('WorkerLoop', () => {
@@ -9,7 +10,7 @@ describe('WorkerLoop', () => {
   it('runs again at once while there is more work, then waits for the poll interval', async () => {
     const work = [true, true, false, false];
     const round = jest.fn(async () => work.shift() ?? false);
-    const loop = new WorkerLoop(round, { name: 'test', pollIntervalMs: 1000 });
+    const loop = new WorkerLoop(round, { name: 'test', logger: quiet, pollIntervalMs: 1000 });
     loop.start();
     for (let i = 0; i < 5; i++) await tick();
     expect(round).toHaveBeenCalledTimes(3);
@@ -29,7 +30,7 @@ describe('WorkerLoop', () => {
         if (rounds.length === 2) await new Promise<void>((resolve) => (release = resolve));
         return false;
       },
-      { name: 'test', pollIntervalMs: 60_000 },
+      { name: 'test', logger: quiet, pollIntervalMs: 60_000 },
     );
     loop.start();
     await tick();
@@ -49,7 +50,7 @@ describe('WorkerLoop', () => {
     const round = jest.fn(async () => {
       throw new Error('broker down');
     });
-    const loop = new WorkerLoop(round, { name: 'test', pollIntervalMs: 10, failureBackoff: { initialMs: 500, maxMs: 500, jitter: 0 } });
+    const loop = new WorkerLoop(round, { name: 'test', logger: quiet, pollIntervalMs: 10, failureBackoff: { initialMs: 500, maxMs: 500, jitter: 0 } });
     loop.start();
     await tick();
     expect(round).toHaveBeenCalledTimes(1);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DomainEvent, EventBody, EventType, newEvent } from '@app/events';
-import { attemptsOf, evolve, noFacts, outcomeOf, reasonOf, stateOf, TaskState, terminalStates } from './task-state';
+import { attemptsOf, evolve, noFacts, outcomeOf, reasonOf, stateOf, TaskState, terminalStates } from './task-state.rules';
 
 const origin = { taskId: randomUUID(), userId: 'u1', correlationId: randomUUID(), causationId: null };
 const e = <T extends EventType>(type: T, body: EventBody<T>) => newEvent(type, body, origin, 'test') as DomainEvent;

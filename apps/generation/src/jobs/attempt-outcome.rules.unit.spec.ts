@@ -1,4 +1,4 @@
-import { decideAfterAttempt } from './attempt-outcome';
+import { decideAfterAttempt } from './attempt-outcome.rules';
 
 const transient = { ok: false as const, code: 'MODEL_UNAVAILABLE' as const, retriable: true, message: '503' };
 const permanent = { ok: false as const, code: 'MODEL_REJECTED' as const, retriable: false, message: '400' };

@@ -1,5 +1,5 @@
-import { withJitter } from '@app/messaging';
-import type { ModelOutcome } from '../model/model-outcome';
+import { withJitter } from '@app/timing';
+import type { ModelOutcome } from '../model/model-outcome.rules';
 
 export type AttemptDecision = { kind: 'succeeded' } | { kind: 'retry'; delayMs: number } | { kind: 'failed'; errorClass: 'PERMANENT' | 'RETRIES_EXHAUSTED' };
 

@@ -1,5 +1,5 @@
 import { capText } from '@app/events';
-import { ErrorCode, errorCodes } from '@app/messaging';
+import { ErrorCode, errorCodes } from '@app/failures';
 
 export type ModelOutcome = { ok: true; content: string } | { ok: false; code: ErrorCode; retriable: boolean; message: string };
 

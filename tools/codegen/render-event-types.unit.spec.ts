@@ -1,11 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readSchemas, renderEventTypes } from '../../../tools/codegen/render-event-types';
-import { schemasDir } from './schemas';
+import { schemasDir } from '@app/events';
+import { readSchemas, renderEventTypes } from './render-event-types';
 
 describe('the generated event types', () => {
   it('match schemas/*.avsc exactly (run `npm run codegen` after changing a schema)', () => {
-    const committed = fs.readFileSync(path.join(__dirname, 'generated', 'event-types.ts'), 'utf8');
+    const committed = fs.readFileSync(path.join(__dirname, '../../libs/events/src/generated/event-types.ts'), 'utf8');
     expect(committed).toBe(renderEventTypes(readSchemas(schemasDir())));
   });
 

@@ -1,0 +1,3 @@
+export * from './backoff';
+export * from './deadline';
+export * from './worker-loop';
