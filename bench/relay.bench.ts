@@ -147,7 +147,7 @@ async function main(): Promise<void> {
     await db('outbox').delete();
     const relay = new OutboxRelay(db, kafka, codec, { batchSize: 100, pollIntervalMs: 1000, retentionMs: 3_600_000 });
     await relay.start();
-    const outbox = await latencies((e) => addToOutbox(db, e));
+    const outbox = await latencies((e) => db.transaction((trx) => addToOutbox(trx, e)));
     await relay.stop();
 
     result.latencyMs = {

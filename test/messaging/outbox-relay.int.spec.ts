@@ -55,7 +55,7 @@ describe('the outbox and its relay', () => {
 
     // When a later event is committed and published
     const later = taskRequested();
-    await addToOutbox(world.db, later);
+    await world.db.transaction((trx) => addToOutbox(trx, later));
     await waitFor(() => reader.events().some((e) => e.eventId === later.eventId), { what: 'the later event' });
 
     // Then the rolled-back one is neither on the topic nor in the outbox
@@ -69,12 +69,18 @@ describe('the outbox and its relay', () => {
     const extraField = { ...taskRequested(), colour: 'blue' } as never;
 
     // Then each is refused with a precise message
-    await expect(addToOutbox(world.db, wrongType)).rejects.toThrow(PlatformError);
-    await expect(addToOutbox(world.db, wrongType)).rejects.toThrow('TaskRequested does not match its schema: reportType: 42 is not a valid string');
-    await expect(addToOutbox(world.db, extraField)).rejects.toThrow('TaskRequested has fields its schema lacks: colour');
-    await expect(addToOutbox(world.db, { ...taskRequested(), eventType: 'TaskExploded' } as never)).rejects.toThrow('unknown eventType "TaskExploded"');
+    await expect(world.db.transaction((trx) => addToOutbox(trx, wrongType))).rejects.toThrow(PlatformError);
+    await expect(world.db.transaction((trx) => addToOutbox(trx, wrongType))).rejects.toThrow(
+      'TaskRequested does not match its schema: reportType: 42 is not a valid string',
+    );
+    await expect(world.db.transaction((trx) => addToOutbox(trx, extraField))).rejects.toThrow('TaskRequested has fields its schema lacks: colour');
+    await expect(world.db.transaction((trx) => addToOutbox(trx, { ...taskRequested(), eventType: 'TaskExploded' } as never))).rejects.toThrow(
+      'unknown eventType "TaskExploded"',
+    );
+    const anonymous = { ...taskRequested(), producer: '' };
+    await expect(world.db.transaction((trx) => addToOutbox(trx, anonymous))).rejects.toThrow('names no producer');
     // And nothing was written
-    const ids = [wrongType, extraField].map((e: { eventId: string }) => e.eventId);
+    const ids = [wrongType, extraField, anonymous].map((e: { eventId: string }) => e.eventId);
     expect(await world.db('outbox').whereIn('event_id', ids)).toHaveLength(0);
   });
 
@@ -88,7 +94,7 @@ describe('the outbox and its relay', () => {
     // When two writers each write 250 events over their own 5 keys, concurrently, one event per transaction
     const write = async (pool: typeof secondPool, writerKeys: string[]) => {
       for (let seq = 0; seq < 50; seq++) {
-        for (const key of writerKeys) await addToOutbox(pool, taskRequested(key, String(seq)));
+        for (const key of writerKeys) await pool.transaction((trx) => addToOutbox(trx, taskRequested(key, String(seq))));
       }
     };
     await Promise.all([write(world.db, keys.slice(0, 5)), write(secondPool, keys.slice(5))]);
@@ -113,7 +119,7 @@ describe('the outbox and its relay', () => {
     const pruning = createKnex(world.databaseUrl);
     world.onTeardown(() => pruning.destroy());
     const event = taskRequested();
-    await addToOutbox(world.db, event);
+    await world.db.transaction((trx) => addToOutbox(trx, event));
     await waitFor(() => reader.events().some((e) => e.eventId === event.eventId), { what: 'the event on its topic' });
 
     // When that relay runs

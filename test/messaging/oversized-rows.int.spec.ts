@@ -47,7 +47,7 @@ describe('the relay with rows larger than the broker takes', () => {
     const tooLarge = large(1_200_000, bigKey);
     const behindIt = [taskRequested(bigKey, 'after the big one, 1'), taskRequested(bigKey, 'after the big one, 2')];
     const otherKey = taskRequested(randomUUID(), 'another key, last');
-    for (const event of [...sixty, tooLarge, ...behindIt, otherKey]) await addToOutbox(world.db, event);
+    for (const event of [...sixty, tooLarge, ...behindIt, otherKey]) await world.db.transaction((trx) => addToOutbox(trx, event));
 
     // When the relay starts (the broker is back)
     relay = await world.relay({ batchSize: 100 });

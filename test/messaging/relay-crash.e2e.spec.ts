@@ -61,7 +61,7 @@ describe('the outbox relay when its process dies', () => {
   it("publishes again after dying between Kafka's acknowledgement and the mark, and the consumer applies it once", async () => {
     // Given an event committed while no relay runs
     const event = taskRequested();
-    await addToOutbox(world.db, event);
+    await world.db.transaction((trx) => addToOutbox(trx, event));
     // And its row locked, so that the relay's mark will wait after Kafka acknowledged the send
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -110,7 +110,7 @@ describe('the outbox relay when its process dies', () => {
 
     // When two writers write 500 events over 10 keys while first one instance, then the other, is killed
     const write = async (db: Knex, writerKeys: string[], from: number, to: number) => {
-      for (let seq = from; seq < to; seq++) for (const key of writerKeys) await addToOutbox(db, taskRequested(key, String(seq)));
+      for (let seq = from; seq < to; seq++) for (const key of writerKeys) await db.transaction((trx) => addToOutbox(trx, taskRequested(key, String(seq))));
     };
     const writeRound = (from: number, to: number) => Promise.all([write(world.db, keys.slice(0, 5), from, to), write(secondWriter, keys.slice(5), from, to)]);
     await writeRound(0, 20);

@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { EventHandlers, HandlerContext, HandlerSource } from '@app/messaging';
-import { recordDebit, recordRefusal, recordRequest, stopTimedOut } from './handlers/record-request.handler';
+import type { EventHandlers, HandlerSource } from '@app/messaging';
+import { recordDebit } from './handlers/record-debit.handler';
+import { recordRefusal } from './handlers/record-refusal.handler';
+import { recordRequest } from './handlers/record-request.handler';
+import { stopTimedOut } from './handlers/stop-timed-out.handler';
 import { FailedJobCleanup } from './jobs/failed-job-cleanup';
 import { GenerationWorker } from './jobs/generation.worker';
 
@@ -12,30 +15,13 @@ export class GenerationHandlers implements HandlerSource {
   ) {}
 
   handlers(): EventHandlers {
-    // Once the transaction commits, a job may be due: wake the worker rather than wait for its poll.
-    const thenWake = (context: HandlerContext) =>
-      void context.trx.executionPromise.then(
-        () => this.worker.wake(),
-        () => undefined,
-      );
+    // A job may be due once the transaction commits: the worker is woken rather than left to its poll.
+    const wakeWorker = () => this.worker.wake();
     return {
-      TaskAccepted: async (event, context) => {
-        await recordRequest(event, context);
-        thenWake(context);
-      },
-      QuotaDebited: async (event, context) => {
-        await recordDebit(event, context);
-        thenWake(context);
-      },
+      TaskAccepted: (event, context) => recordRequest(event, context, wakeWorker),
+      QuotaDebited: (event, context) => recordDebit(event, context, wakeWorker),
       QuotaRejected: recordRefusal,
-      TaskTimedOut: async (event, context) => {
-        const failed = await stopTimedOut(event, context);
-        if (failed)
-          void context.trx.executionPromise.then(
-            () => this.cleanup.cleanUp(failed.task_id, failed.attempts),
-            () => undefined,
-          );
-      },
+      TaskTimedOut: (event, context) => stopTimedOut(event, context, (job) => this.cleanup.cleanUp(job.task_id, job.attempts)),
     };
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { EventHandlers, HandlerContext, HandlerSource } from '@app/messaging';
+import type { EventHandlers, HandlerSource } from '@app/messaging';
 import { WebhookDeliveryWorker } from './delivery/webhook-delivery.worker';
 import { notifyUser } from './handlers/notify-user.handler';
 
@@ -8,14 +8,10 @@ export class NotificationHandlers implements HandlerSource {
   constructor(private readonly deliveries: WebhookDeliveryWorker) {}
 
   handlers(): EventHandlers {
-    const notify = async (event: Parameters<typeof notifyUser>[0], context: HandlerContext) => {
-      const toDeliver = await notifyUser(event, context);
-      if (toDeliver)
-        void context.trx.executionPromise.then(
-          () => this.deliveries.wake(),
-          () => undefined,
-        );
+    const wakeDeliveries = () => this.deliveries.wake();
+    return {
+      TaskCompleted: (event, context) => notifyUser(event, context, wakeDeliveries),
+      TaskFailed: (event, context) => notifyUser(event, context, wakeDeliveries),
     };
-    return { TaskCompleted: notify, TaskFailed: notify };
   }
 }

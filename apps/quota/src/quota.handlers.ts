@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { EventHandlers, HandlerSource } from '@app/messaging';
 import { closeTimedOut } from './handlers/close-timed-out.handler';
 import { debitQuota } from './handlers/debit-quota.handler';
-import { refundQuota, settleTask } from './handlers/refund-quota.handler';
+import { refundQuota } from './handlers/refund-quota.handler';
+import { settleTask } from './handlers/settle-task.handler';
 import { QUOTA_CONFIG, QuotaConfig } from './quota.config';
 
 @Injectable()

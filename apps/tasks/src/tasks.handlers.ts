@@ -1,28 +1,25 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { DomainEvent } from '@app/events';
-import type { EventHandlers, HandlerContext, HandlerSource } from '@app/messaging';
-import { applyToTask } from './projection/apply-to-task';
-import { handleTaskRequested } from './submit/adopt-request';
+import type { EventHandlers, HandlerSource } from '@app/messaging';
+import { adoptRequest } from './handlers/adopt-request.handler';
+import { recordInTimeline } from './handlers/record-in-timeline.handler';
 import { TASKS_CONFIG, TasksConfig } from './tasks.config';
 
-const apply = (event: DomainEvent, { trx, publish }: HandlerContext) => applyToTask(trx, event, publish);
-
-/** Every event that says something of a task moves its projection and joins its timeline. */
+/** Outside requests are adopted or rejected; every other event of a task joins its timeline. */
 @Injectable()
 export class TasksHandlers implements HandlerSource {
   constructor(@Inject(TASKS_CONFIG) private readonly config: TasksConfig) {}
 
   handlers(): EventHandlers {
     return {
-      TaskRequested: (event, context) => handleTaskRequested(event, context, this.config),
-      QuotaDebited: apply,
-      QuotaRejected: apply,
-      GenerationStarted: apply,
-      GenerationRetryScheduled: apply,
-      GenerationSucceeded: apply,
-      GenerationFailed: apply,
-      QuotaRefunded: apply,
-      NotificationSent: apply,
+      TaskRequested: (event, context) => adoptRequest(event, context, this.config),
+      QuotaDebited: recordInTimeline,
+      QuotaRejected: recordInTimeline,
+      GenerationStarted: recordInTimeline,
+      GenerationRetryScheduled: recordInTimeline,
+      GenerationSucceeded: recordInTimeline,
+      GenerationFailed: recordInTimeline,
+      QuotaRefunded: recordInTimeline,
+      NotificationSent: recordInTimeline,
     };
   }
 }

@@ -1,3 +1,4 @@
 export * from './ensure-database';
 export * from './knex';
 export * from './migrations';
+export * from './after-commit';

@@ -11,8 +11,11 @@ export function newEvent<T extends EventType>(eventType: T, body: EventBody<T>, 
   return { ...envelope, ...body } as EventOf<T>;
 }
 
-/** An event caused by `cause`: same task, user and correlation, and `cause` as its causation. */
-export function causedBy<T extends EventType>(cause: Envelope, eventType: T, body: EventBody<T>, producer: string): EventOf<T> {
+/**
+ * An event caused by `cause`: same task, user and correlation, and `cause` as its causation. A
+ * handler's `publish` stamps the producer; elsewhere it is given (the outbox refuses an event without).
+ */
+export function causedBy<T extends EventType>(cause: Envelope, eventType: T, body: EventBody<T>, producer = ''): EventOf<T> {
   const origin = { taskId: cause.taskId, userId: cause.userId, correlationId: cause.correlationId, causationId: cause.eventId };
   return newEvent(eventType, body, origin, producer);
 }

@@ -22,6 +22,7 @@ export function assertValidEvent(event: DomainEvent): void {
   if (typeof eventType !== 'string' || !isEventType(eventType)) {
     throw new PlatformError('INVALID_EVENT', `unknown eventType "${String(eventType)}"`);
   }
+  if (!event.producer) throw new PlatformError('INVALID_EVENT', `${eventType} ${event.eventId} names no producer`);
   const problems: string[] = [];
   const valid = typeOf(event.eventType).isValid(event, {
     errorHook: (path, value, type) => problems.push(`${path.join('.') || '(record)'}: ${JSON.stringify(value)} is not a valid ${type.typeName}`),

@@ -12,9 +12,9 @@ export function messageFor(event: Outcome): string {
 
 /**
  * One notification per (task, outcome): a user with a webhook gets it delivered (by the delivery
- * worker); otherwise it waits in their inbox and counts as sent at once.
+ * worker, woken once this commits); otherwise it waits in their inbox and counts as sent at once.
  */
-export async function notifyUser(event: Outcome, { trx, publish }: HandlerContext): Promise<boolean> {
+export async function notifyUser(event: Outcome, { trx, publish, afterCommit }: HandlerContext, wakeDeliveries: () => void): Promise<void> {
   const webhook = await trx('webhooks').where({ user_id: event.userId }).first();
   const inserted = await trx('notifications')
     .insert({
@@ -33,7 +33,7 @@ export async function notifyUser(event: Outcome, { trx, publish }: HandlerContex
     .onConflict(['task_id', 'outcome'])
     .ignore()
     .returning('id');
-  if (inserted.length === 0) return false;
-  if (!webhook) await publish(causedBy(event, 'NotificationSent', { outcome: event.eventType, channel: 'inbox' }, 'notification'));
-  return Boolean(webhook);
+  if (inserted.length === 0) return;
+  if (webhook) afterCommit(wakeDeliveries);
+  else await publish(causedBy(event, 'NotificationSent', { outcome: event.eventType, channel: 'inbox' }));
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TaskLedger } from './quota.rules';
 
 export interface QuotaSummary {
   userId: string;
@@ -32,6 +33,17 @@ export async function summarise(db: Knex | Knex.Transaction, userId: string): Pr
   return { userId, balance: total('grant') - total('debit') + total('refund'), debited: total('debit'), refunded: total('refund') };
 }
 
-export async function ledgerEntry(trx: Knex.Transaction, taskId: string, kind: LedgerKind) {
-  return trx('quota_ledger').where({ task_id: taskId, kind }).first();
+/** What the ledger holds about one task, for quota.rules to decide on. */
+export async function loadTaskLedger(db: Knex | Knex.Transaction, taskId: string): Promise<TaskLedger> {
+  const rows: Array<{ kind: LedgerKind; user_id: string; amount: number }> = await db('quota_ledger')
+    .where({ task_id: taskId })
+    .select('kind', 'user_id', 'amount');
+  const debit = rows.find((r) => r.kind === 'debit');
+  const has = (kind: LedgerKind) => rows.some((r) => r.kind === kind);
+  return {
+    debit: debit ? { userId: debit.user_id, amount: debit.amount } : undefined,
+    rejected: has('rejection'),
+    refunded: has('refund'),
+    settled: has('settled'),
+  };
 }

@@ -5,7 +5,7 @@ import { DomainEvent, EventOf, newEvent, requestAcceptor } from '@app/events';
 import { addToOutbox, republish } from '@app/messaging';
 import { WorkerLoop } from '@app/timing';
 import { applyToTask } from '../projection/apply-to-task';
-import { acceptanceOf } from '../submit/adopt-request';
+import { acceptanceOf } from '../submit/acceptance';
 import { terminalStates } from '@app/task-state';
 import { TASKS_CONFIG, TasksConfig } from '../tasks.config';
 

@@ -1,3 +1,4 @@
+import { afterCommit } from '@app/database';
 import type { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
 import type { KafkaMessage, Producer } from 'kafkajs';
@@ -121,7 +122,15 @@ export class MessageDelivery {
 
   private contextFor(trx: Knex.Transaction, topic: string, partition: number, message: KafkaMessage): HandlerContext {
     const traceparent = message.headers?.traceparent?.toString();
-    return { trx, topic, partition, offset: message.offset, publish: (event) => addToOutbox(trx, event, traceparent) };
+    return {
+      trx,
+      topic,
+      partition,
+      offset: message.offset,
+      // Stamped with this consumer's service: a handler cannot write in another producer's name.
+      publish: (event) => addToOutbox(trx, { ...event, producer: this.options.name }, traceparent),
+      afterCommit: (then) => afterCommit(trx, then),
+    };
   }
 
   private async deadLetter(topic: string, partition: number, message: KafkaMessage, errorCode: ErrorCode, error: unknown, attempts: number) {

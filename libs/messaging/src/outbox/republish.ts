@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { afterCommit } from '@app/database';
 import { DomainEvent } from '@app/events';
 import { addToOutbox } from './add-to-outbox';
 import { outboxCommitted, outboxSignal } from './outbox-signal';
@@ -11,8 +12,5 @@ import { outboxCommitted, outboxSignal } from './outbox-signal';
 export async function republish(trx: Knex.Transaction, event: DomainEvent): Promise<void> {
   const reset = await trx('outbox').where({ event_id: event.eventId }).update({ published_at: null, parked_at: null, park_reason: null });
   if (reset === 0) return addToOutbox(trx, event);
-  trx.executionPromise.then(
-    () => outboxSignal.emit(outboxCommitted),
-    () => undefined,
-  );
+  afterCommit(trx, () => outboxSignal.emit(outboxCommitted));
 }

@@ -1,0 +1,59 @@
+/**
+ * Quota's money rule, decided from what the ledger holds and nothing else: one unit per task, taken
+ * at most once; refused when the balance is short or the task has already timed out; given back at
+ * most once, only after a debit, to the user the debit was taken from, and never once the task's
+ * generation has succeeded. The handlers load, call one of these, and record what it says.
+ */
+
+/** One task's rows in the ledger (at most one of each kind). */
+export interface TaskLedger {
+  debit?: { userId: string; amount: number };
+  rejected: boolean;
+  refunded: boolean;
+  settled: boolean;
+}
+
+export const untouchedTask: TaskLedger = { rejected: false, refunded: false, settled: false };
+
+export type QuotaDecision =
+  | { kind: 'nothing'; because: string }
+  | { kind: 'debit'; userId: string; amount: 1; balanceAfter: number }
+  | { kind: 'reject'; userId: string; reason: 'INSUFFICIENT_QUOTA' | 'TIMED_OUT'; balance: number }
+  | { kind: 'refund'; userId: string; amount: number; balanceAfter: number }
+  | { kind: 'settle'; userId: string };
+
+const alreadyDecided = (task: TaskLedger) => task.debit !== undefined || task.rejected;
+
+/** The platform accepted the task: debit one unit when the balance allows, refuse it otherwise. */
+export function onTaskAccepted(task: TaskLedger, userId: string, balance: number): QuotaDecision {
+  if (alreadyDecided(task)) return { kind: 'nothing', because: 'the task was already debited or refused' };
+  if (balance < 1) return { kind: 'reject', userId, reason: 'INSUFFICIENT_QUOTA', balance };
+  return { kind: 'debit', userId, amount: 1, balanceAfter: balance - 1 };
+}
+
+/**
+ * The task timed out: one not yet decided is refused, so that its request, if it ever arrives, takes
+ * nothing. A debited one is generation's to fail, which then refunds it.
+ */
+export function onTaskTimedOut(task: TaskLedger, userId: string, balance: number): QuotaDecision {
+  if (alreadyDecided(task)) return { kind: 'nothing', because: 'the task was already debited or refused' };
+  return { kind: 'reject', userId, reason: 'TIMED_OUT', balance };
+}
+
+/**
+ * Generation failed: give back the debit, once. `debitedBalance` is the balance of the user the debit
+ * was taken from; nothing the failure event says about user or amount is used.
+ */
+export function onGenerationFailed(task: TaskLedger, debitedBalance: number): QuotaDecision {
+  if (!task.debit) return { kind: 'nothing', because: 'the task was never debited' };
+  if (task.refunded) return { kind: 'nothing', because: 'the task was already refunded' };
+  if (task.settled) return { kind: 'nothing', because: 'the task’s generation succeeded' };
+  return { kind: 'refund', userId: task.debit.userId, amount: task.debit.amount, balanceAfter: debitedBalance + task.debit.amount };
+}
+
+/** Generation succeeded: the debit stands for good, whatever failure may be claimed later. */
+export function onGenerationSucceeded(task: TaskLedger): QuotaDecision {
+  if (!task.debit) return { kind: 'nothing', because: 'the task was never debited' };
+  if (task.settled) return { kind: 'nothing', because: 'the task was already settled' };
+  return { kind: 'settle', userId: task.debit.userId };
+}

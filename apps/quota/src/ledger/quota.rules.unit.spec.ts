@@ -1,0 +1,113 @@
+import fc from 'fast-check';
+import { onGenerationFailed, onGenerationSucceeded, onTaskAccepted, onTaskTimedOut, QuotaDecision, TaskLedger, untouchedTask } from './quota.rules';
+
+const debitedBy = (userId: string, more: Partial<TaskLedger> = {}): TaskLedger => ({ ...untouchedTask, debit: { userId, amount: 1 }, ...more });
+
+describe('quota rules', () => {
+  describe('given an accepted task', () => {
+    it('when the balance allows, then one unit is debited', () => {
+      expect(onTaskAccepted(untouchedTask, 'ann', 3)).toEqual({ kind: 'debit', userId: 'ann', amount: 1, balanceAfter: 2 });
+    });
+    it('when the balance is empty, then the task is refused for insufficient quota', () => {
+      expect(onTaskAccepted(untouchedTask, 'ann', 0)).toEqual({ kind: 'reject', userId: 'ann', reason: 'INSUFFICIENT_QUOTA', balance: 0 });
+    });
+    it('when it was already debited or refused, then nothing is decided again', () => {
+      expect(onTaskAccepted(debitedBy('ann'), 'ann', 3).kind).toBe('nothing');
+      expect(onTaskAccepted({ ...untouchedTask, rejected: true }, 'ann', 3).kind).toBe('nothing');
+    });
+  });
+
+  describe('given a task that timed out', () => {
+    it('when quota had not decided on it, then it is refused, so a late request takes nothing', () => {
+      expect(onTaskTimedOut(untouchedTask, 'ann', 5)).toEqual({ kind: 'reject', userId: 'ann', reason: 'TIMED_OUT', balance: 5 });
+      expect(onTaskAccepted({ ...untouchedTask, rejected: true }, 'ann', 5).kind).toBe('nothing');
+    });
+    it('when it was debited, then quota leaves it to generation to fail', () => {
+      expect(onTaskTimedOut(debitedBy('ann'), 'ann', 5).kind).toBe('nothing');
+    });
+  });
+
+  describe('given a failed generation', () => {
+    it('when the task was debited, then the debit goes back to the user it was taken from', () => {
+      expect(onGenerationFailed(debitedBy('ann'), 4)).toEqual({ kind: 'refund', userId: 'ann', amount: 1, balanceAfter: 5 });
+    });
+    it('when the task was never debited, then nobody is refunded', () => {
+      expect(onGenerationFailed(untouchedTask, 4)).toMatchObject({ kind: 'nothing', because: 'the task was never debited' });
+      expect(onGenerationFailed({ ...untouchedTask, rejected: true }, 4).kind).toBe('nothing');
+    });
+    it('when it was already refunded, then it is not refunded again', () => {
+      expect(onGenerationFailed(debitedBy('ann', { refunded: true }), 4).kind).toBe('nothing');
+    });
+    it('when its generation had succeeded, then it is not refunded (a forged or late failure)', () => {
+      expect(onGenerationFailed(debitedBy('ann', { settled: true }), 4).kind).toBe('nothing');
+    });
+  });
+
+  describe('given a successful generation', () => {
+    it('when the task was debited, then the debit is settled for good', () => {
+      expect(onGenerationSucceeded(debitedBy('ann'))).toEqual({ kind: 'settle', userId: 'ann' });
+    });
+    it('when it was never debited or already settled, then nothing changes', () => {
+      expect(onGenerationSucceeded(untouchedTask).kind).toBe('nothing');
+      expect(onGenerationSucceeded(debitedBy('ann', { settled: true })).kind).toBe('nothing');
+    });
+  });
+});
+
+/**
+ * Any order of deliveries (duplicates, forgeries naming other users, outcomes before requests)
+ * applied to a ledger the way the handlers apply them: the money invariants hold throughout.
+ */
+describe('quota rules under any sequence of events', () => {
+  type Arrival = { type: 'accepted' | 'timedOut' | 'failed' | 'succeeded'; task: number; claimedUser: string };
+  const users = ['ann', 'bob'];
+  const arrival = fc.record({
+    type: fc.constantFrom<Arrival['type']>('accepted', 'timedOut', 'failed', 'succeeded'),
+    task: fc.integer({ min: 0, max: 3 }),
+    claimedUser: fc.constantFrom(...users),
+  });
+
+  it('debits each task at most once, refunds only a debit, at most once, never after success, and keeps balances within 0..granted', () => {
+    fc.assert(
+      fc.property(fc.array(arrival, { maxLength: 40 }), fc.integer({ min: 0, max: 3 }), (arrivals, granted) => {
+        const balance = new Map(users.map((u) => [u, granted]));
+        const ledgers = new Map<number, TaskLedger>();
+        const history: Array<{ task: number; decision: QuotaDecision; succeededBefore: boolean }> = [];
+        for (const { type, task, claimedUser } of arrivals) {
+          const ledger = ledgers.get(task) ?? untouchedTask;
+          const owner = ledger.debit?.userId ?? claimedUser;
+          const decision =
+            type === 'accepted'
+              ? onTaskAccepted(ledger, claimedUser, balance.get(claimedUser)!)
+              : type === 'timedOut'
+                ? onTaskTimedOut(ledger, claimedUser, balance.get(claimedUser)!)
+                : type === 'failed'
+                  ? onGenerationFailed(ledger, balance.get(owner)!)
+                  : onGenerationSucceeded(ledger);
+          history.push({ task, decision, succeededBefore: ledger.settled });
+          if (decision.kind === 'debit') {
+            ledgers.set(task, { ...ledger, debit: { userId: decision.userId, amount: decision.amount } });
+            balance.set(decision.userId, balance.get(decision.userId)! - decision.amount);
+          } else if (decision.kind === 'reject') ledgers.set(task, { ...ledger, rejected: true });
+          else if (decision.kind === 'refund') {
+            ledgers.set(task, { ...ledger, refunded: true });
+            balance.set(decision.userId, balance.get(decision.userId)! + decision.amount);
+          } else if (decision.kind === 'settle') ledgers.set(task, { ...ledger, settled: true });
+          for (const user of users) expect(balance.get(user)).toBeGreaterThanOrEqual(0);
+          for (const user of users) expect(balance.get(user)).toBeLessThanOrEqual(granted);
+        }
+        for (let task = 0; task <= 3; task++) {
+          const decisions = history.filter((h) => h.task === task);
+          const debits = decisions.filter((h) => h.decision.kind === 'debit');
+          const refunds = decisions.filter((h) => h.decision.kind === 'refund');
+          expect(debits.length).toBeLessThanOrEqual(1);
+          expect(refunds.length).toBeLessThanOrEqual(debits.length);
+          expect(refunds.every((r) => !r.succeededBefore)).toBe(true);
+          if (refunds.length) expect(refunds[0].decision).toMatchObject({ userId: (debits[0].decision as { userId: string }).userId });
+          expect(decisions.filter((h) => h.decision.kind === 'reject').length + debits.length).toBeLessThanOrEqual(1);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

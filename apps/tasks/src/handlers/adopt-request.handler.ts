@@ -1,0 +1,90 @@
+import type { Knex } from 'knex';
+import { causedBy, EventOf } from '@app/events';
+import type { HandlerContext } from '@app/messaging';
+import { applyToTask } from '../projection/apply-to-task';
+import { acceptanceOf } from '../submit/acceptance';
+import { AdoptionFacts, decideAdoption, KeyHolder, TaskSeen } from '../submit/adoption.rules';
+import { claimKey, KeyScope } from '../submit/claim-key';
+import { requestHash } from '../submit/request-hash';
+import { checkInput } from '../submit/request-limits';
+import { lockUser, openTasksOf } from '../submit/user-limits';
+import { TasksConfig } from '../tasks.config';
+
+/** Outside requests have their own key scope, apart from POST /tasks. */
+const route = 'kafka task-requested';
+
+/**
+ * An outside TaskRequested is adopted — its TaskAccepted, written by tasks alone, is what quota and
+ * generation act on — or answered with TaskRejected, as adoption.rules decides. The user's lock is
+ * taken before the open tasks are counted and the key looked up, so two requests of one user are
+ * decided one after the other, on every instance.
+ */
+export async function adoptRequest(event: EventOf<'TaskRequested'>, context: HandlerContext, config: TasksConfig): Promise<void> {
+  const { trx, publish } = context;
+  const input = parsedInput(event.input);
+  // The same limits as POST /tasks: an outside producer is no more trusted than an HTTP caller.
+  const inputRefusal = input ? checkInput(input, config.inputLimits)?.code : 'INVALID_INPUT';
+  // Hashed only once within the limits (a too deep input is refused, never walked).
+  const hash = input && !inputRefusal ? requestHash({ userId: event.userId, reportType: event.reportType, input }) : undefined;
+  const scope: KeyScope | undefined = event.idempotencyKey ? { user_id: event.userId, route, key: event.idempotencyKey } : undefined;
+  await lockUser(trx, event.userId);
+  const facts: AdoptionFacts = {
+    task: await taskSeen(trx, event),
+    inputRefusal,
+    openTasks: await openTasksOf(trx, event.userId),
+    maxOpenTasks: config.userMaxOpenTasks,
+    key: scope && hash ? await keyHolder(trx, scope, hash) : 'no-key',
+  };
+  const adoption = decideAdoption(facts);
+  switch (adoption.kind) {
+    case 'ignore':
+      return;
+    case 'reject':
+      return publish(causedBy(event, 'TaskRejected', { reason: adoption.reason, idempotencyKey: event.idempotencyKey }));
+    case 'accept-again':
+      return accept(event, context);
+    case 'accept':
+      if (scope && hash && (await claimKey(trx, scope, hash, event.taskId, config.idempotencyTtlMs))) {
+        throw new Error(`idempotency key ${scope.key} of ${event.userId} was claimed while the user was locked`);
+      }
+      await applyToTask(trx, event, publish);
+      return accept(event, context);
+  }
+}
+
+async function accept(event: EventOf<'TaskRequested'>, { trx, publish }: HandlerContext): Promise<void> {
+  const acceptance = acceptanceOf(event);
+  await publish(acceptance);
+  await applyToTask(trx, acceptance, publish);
+}
+
+/**
+ * The upgrade from the scheme where tasks wrote accepted requests to `task-requested`: such a request
+ * is already in its task's timeline (tasks applied it when it wrote it). What identifies it is our
+ * own timeline holding this very event, never a field of the payload.
+ */
+async function taskSeen(trx: Knex.Transaction, event: EventOf<'TaskRequested'>): Promise<TaskSeen> {
+  if (!(await trx('tasks').where({ task_id: event.taskId }).first())) return 'new';
+  const timeline: Array<{ event_id: string; event_type: string }> = await trx('task_timeline')
+    .where({ task_id: event.taskId })
+    .select('event_id', 'event_type');
+  const ownRequest = timeline.some((e) => e.event_id === event.eventId);
+  const accepted = timeline.some((e) => e.event_type === 'TaskAccepted');
+  return ownRequest && !accepted ? 'own-request-unaccepted' : 'known';
+}
+
+/** Who holds the key now (an expired claim holds nothing; claimKey forgets it when it claims). */
+async function keyHolder(trx: Knex.Transaction, scope: KeyScope, hash: string): Promise<KeyHolder> {
+  const earlier = await trx('idempotency_keys').where(scope).where('expires_at', '>=', trx.fn.now()).first();
+  if (!earlier) return 'free';
+  return earlier.request_hash === hash ? 'same-request' : 'other-request';
+}
+
+function parsedInput(input: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(input);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
