@@ -1,0 +1,158 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createKafka, localKafkaCredentials } from '@app/messaging';
+import { kafkaBrokers, StackConfig } from '../stack/stack.config';
+import { campaignStackConfig, freshCampaignStack, stopCampaignStack } from './campaign-stack';
+import { Cluster } from './cluster';
+import { gatherEvidence, saveEvidence } from './evidence';
+import { History, readHistory } from './history';
+import { checkInvariants, InvariantResult } from './invariants';
+import { Nemesis } from './nemesis';
+import { Random } from './random';
+import { pendingWork } from './settle';
+import { WebhookReceiver } from './webhook-receiver';
+import { Workload } from './workload';
+
+export interface CampaignOptions {
+  seed: number;
+  durationMs: number;
+  instances: number;
+  settleMs: number;
+  users: number;
+}
+
+export interface CampaignReport {
+  seed: number;
+  runDir: string;
+  durationMs: number;
+  instances: number;
+  operations: { submits: number; accepted: number; published: number; deliveries: number };
+  faults: Record<string, number>;
+  convergenceMs: number | null;
+  results: InvariantResult[];
+}
+
+const granted = 25;
+
+/**
+ * One campaign: a fresh stack of its own, every service twice (by default), the workload and the
+ * nemesis for `durationMs`, every fault healed, then up to `settleMs` for the platform to converge,
+ * and the checker over everything that happened. The history and the evidence stay in the run's folder.
+ */
+export async function runCampaign(rootDir: string, options: CampaignOptions, log: (line: string) => void): Promise<CampaignReport> {
+  const runDir = path.join(rootDir, 'chaos', 'runs', String(options.seed));
+  fs.rmSync(runDir, { recursive: true, force: true });
+  fs.mkdirSync(runDir, { recursive: true });
+  const serviceLog = fs.createWriteStream(path.join(runDir, 'services.log'));
+  const stack = campaignStackConfig(rootDir);
+  const history = new History(runDir);
+  const random = new Random(options.seed);
+  log(`campaign ${options.seed}: stack in ${stack.stackDir}, history in ${history.file}`);
+  await freshCampaignStack(stack, (line) => log(`  ${line}`));
+
+  const cluster = new Cluster(stack, options.instances, (line) => serviceLog.write(`${line}\n`));
+  const receiver = new WebhookReceiver(history, new Random(options.seed ^ 0x5eed));
+  const nemesis = new Nemesis(stack, cluster, history, new Random(options.seed ^ 0xfa17), log);
+  const workload = new Workload(stack, cluster, history, random, receiver, options.users);
+  const admin = adminKafka(stack);
+  const adminClient = admin.admin();
+  try {
+    await receiver.start();
+    await cluster.startAll();
+    await workload.prepare();
+    await adminClient.connect();
+    history.record({ kind: 'phase', at: Date.now(), phase: 'started', detail: { ...options } });
+    log(`running the workload and the nemesis for ${options.durationMs / 1000} s`);
+    const working = Promise.all([workload.run(), nemesis.run()]);
+    await new Promise((resolve) => setTimeout(resolve, options.durationMs));
+    await nemesis.healAll();
+    await workload.stop();
+    await working;
+    const healedAt = Date.now();
+    history.record({ kind: 'phase', at: healedAt, phase: 'healed' });
+    log('every fault healed; waiting for the platform to converge');
+    const convergenceMs = await settle(stack, adminClient, healedAt, options.settleMs, log);
+    history.record({ kind: 'phase', at: Date.now(), phase: convergenceMs === null ? 'settle-timeout' : 'settled', detail: { convergenceMs } });
+    history.close();
+    const entries = readHistory(runDir);
+    const evidence = await gatherEvidence(stack, admin, cluster.url('quota'), entries, workload.users, granted);
+    saveEvidence(runDir, evidence);
+    const report = reportOf(options, runDir, entries, checkInvariants(evidence), nemesis.applied, convergenceMs);
+    fs.writeFileSync(path.join(runDir, 'report.json'), JSON.stringify(report, null, 2));
+    return report;
+  } finally {
+    await adminClient.disconnect().catch(() => undefined);
+    await cluster.stopAll().catch(() => undefined);
+    await receiver.stop();
+    await stopCampaignStack(stack).catch(() => undefined);
+    serviceLog.end();
+  }
+}
+
+/** The checker alone, on a saved run. */
+export function checkSavedRun(runDir: string, evidence: Parameters<typeof checkInvariants>[0]): CampaignReport {
+  const started = evidence.history.find((h) => h.kind === 'phase' && h.phase === 'started') as { detail?: CampaignOptions } | undefined;
+  const options = started?.detail ?? { seed: 0, durationMs: 0, instances: 0, settleMs: 0, users: 0 };
+  const settled = evidence.history.find((h) => h.kind === 'phase' && h.phase === 'settled') as { detail?: { convergenceMs: number } } | undefined;
+  const faults: Record<string, number> = {};
+  for (const h of evidence.history) if (h.kind === 'fault' && h.phase === 'start') faults[h.fault] = (faults[h.fault] ?? 0) + 1;
+  return reportOf(options, runDir, evidence.history, checkInvariants(evidence), faults, settled?.detail?.convergenceMs ?? null);
+}
+
+async function settle(
+  stack: StackConfig,
+  admin: ReturnType<ReturnType<typeof createKafka>['admin']>,
+  healedAt: number,
+  settleMs: number,
+  log: (line: string) => void,
+) {
+  let last = '';
+  while (Date.now() - healedAt < settleMs) {
+    const pending = await pendingWork(stack, admin).catch((error: Error) => [`not answering: ${error.message}`]);
+    if (pending.length === 0) return Date.now() - healedAt;
+    const said = pending.join('; ');
+    if (said !== last) log(`  still converging: ${said}`);
+    last = said;
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+  return null;
+}
+
+function reportOf(
+  options: CampaignOptions,
+  runDir: string,
+  entries: ReturnType<typeof readHistory>,
+  results: InvariantResult[],
+  faults: Record<string, number>,
+  convergenceMs: number | null,
+): CampaignReport {
+  const submits = entries.filter((h) => h.kind === 'submit');
+  return {
+    seed: options.seed,
+    runDir,
+    durationMs: options.durationMs,
+    instances: options.instances,
+    operations: {
+      submits: submits.length,
+      accepted: submits.filter((s) => s.kind === 'submit' && s.status >= 200 && s.status < 300).length,
+      published: entries.filter((h) => h.kind === 'publish' && h.acknowledged).length,
+      deliveries: entries.filter((h) => h.kind === 'delivery').length,
+    },
+    faults,
+    convergenceMs,
+    results: [
+      ...results,
+      {
+        invariant: 'CONVERGES',
+        meaning: 'the platform converges within --settle once every fault is healed',
+        violations: convergenceMs === null ? 1 : 0,
+        examples: convergenceMs === null ? ['did not converge'] : [],
+      },
+    ],
+  };
+}
+
+function adminKafka(stack: StackConfig) {
+  const admin = localKafkaCredentials('admin', stack.stackDir);
+  return createKafka('chaos-checker', [kafkaBrokers(stack)], { sasl: admin ? { mechanism: 'scram-sha-512', ...admin } : undefined, ssl: undefined });
+}

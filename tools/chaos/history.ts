@@ -1,0 +1,101 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/** How a task was asked for, and which model behaviour its input asks the simulator for. */
+export type Behaviour = 'success' | 'transient' | 'permanent' | 'exhausted' | 'slow' | 'hang';
+
+/** A POST /tasks and its answer. */
+export interface SubmitOp {
+  kind: 'submit';
+  at: number;
+  user: string;
+  key: string;
+  /** Same key and body as an earlier submit (a re-send), or the same key with another body (a reuse). */
+  repeat?: 'resend' | 'reuse';
+  bodyHash: string;
+  behaviour: Behaviour;
+  status: number;
+  taskId?: string;
+  /** The error when no answer came (connection refused, timeout). */
+  error?: string;
+}
+
+/** A TaskRequested an outside producer wrote on Kafka, and whether the broker took it. */
+export interface PublishOp {
+  kind: 'publish';
+  at: number;
+  user: string;
+  key: string;
+  taskId: string;
+  behaviour: Behaviour;
+  acknowledged: boolean;
+  error?: string;
+}
+
+/** A webhook registered for a user. */
+export interface WebhookOp {
+  kind: 'webhook';
+  at: number;
+  user: string;
+  status: number;
+}
+
+/** A fault the nemesis applied (`start`) or healed (`end`). */
+export interface FaultEntry {
+  kind: 'fault';
+  at: number;
+  phase: 'start' | 'end';
+  id: number;
+  fault: string;
+  target: string;
+}
+
+/** A webhook delivery the receiver got: its id, whether its signature held, and what it answered. */
+export interface DeliveryEntry {
+  kind: 'delivery';
+  at: number;
+  user: string;
+  webhookId: string;
+  taskId?: string;
+  outcome?: string;
+  verified: boolean;
+  answered: number;
+}
+
+/** Milestones: the run's settings, when faults were healed, when the run settled or gave up. */
+export interface PhaseEntry {
+  kind: 'phase';
+  at: number;
+  phase: 'started' | 'healed' | 'settled' | 'settle-timeout';
+  detail?: Record<string, unknown>;
+}
+
+export type HistoryEntry = SubmitOp | PublishOp | WebhookOp | FaultEntry | DeliveryEntry | PhaseEntry;
+
+/** Appends entries to `history.jsonl`, one JSON object per line, as they happen. */
+export class History {
+  readonly file: string;
+  private readonly fd: number;
+
+  constructor(runDir: string) {
+    fs.mkdirSync(runDir, { recursive: true });
+    this.file = path.join(runDir, 'history.jsonl');
+    this.fd = fs.openSync(this.file, 'w');
+  }
+
+  record(entry: HistoryEntry): void {
+    fs.writeSync(this.fd, `${JSON.stringify(entry)}\n`);
+  }
+
+  close(): void {
+    fs.closeSync(this.fd);
+  }
+}
+
+export function readHistory(runDir: string): HistoryEntry[] {
+  return fs
+    .readFileSync(path.join(runDir, 'history.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as HistoryEntry);
+}

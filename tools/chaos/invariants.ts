@@ -1,0 +1,187 @@
+import type { DomainEvent } from '@app/events';
+import { errorCodes } from '@app/failures';
+import { audit } from '../audit/audit-invariants';
+import type { DeliveryEntry, HistoryEntry, PublishOp, SubmitOp } from './history';
+
+/** An event as it sits on its topic. */
+export interface PlacedEvent {
+  event: DomainEvent;
+  topic: string;
+  partition: number;
+  offset: number;
+}
+
+/** Everything the checker reads: the history, the topics, and what the services hold. */
+export interface Evidence {
+  history: HistoryEntry[];
+  events: PlacedEvent[];
+  undecodable: number;
+  deadLetters: Array<{ topic: string; errorCode: string; errorMessage: string }>;
+  outbox: Array<{ service: string; unpublished: number; parked: number }>;
+  balances: Array<{ user: string; balance: number }>;
+  granted: number;
+}
+
+export interface InvariantResult {
+  invariant: string;
+  meaning: string;
+  violations: number;
+  examples: string[];
+}
+
+const reactions = new Set(['QuotaDebited', 'QuotaRejected', 'QuotaRefunded', 'TaskAccepted', 'TaskRejected', 'TaskCompleted', 'TaskFailed']);
+const ends = new Set(['TaskCompleted', 'TaskFailed', 'TaskRejected']);
+const auditInvariants = {
+  ONE_TERMINAL_OUTCOME: 'no task has two outcomes',
+  ONE_DEBIT_PER_TASK: 'no task is debited twice',
+  NO_REFUND_WITHOUT_DEBIT: 'no refund without a debit',
+  REFUND_AFTER_FAILED_GENERATION: 'a task that failed after a debit is refunded exactly once',
+  NO_REFUND_OF_COMPLETED_TASK: 'no task both completed and refunded',
+  USER_LEDGER_BALANCES: 'per user, debits − refunds = completed tasks',
+  ONE_NOTIFICATION_PER_OUTCOME: 'one NotificationSent per outcome',
+} as const;
+
+/** Checks every promise over the evidence; each invariant reports its count of violations, zero included. */
+export function checkInvariants(evidence: Evidence): InvariantResult[] {
+  const results: InvariantResult[] = [];
+  const report = (invariant: string, meaning: string, examples: string[]) =>
+    results.push({ invariant, meaning, violations: examples.length, examples: examples.slice(0, 5) });
+  const firstOf = firstOccurrences(evidence.events);
+  const byTask = groupBy(firstOf, (p) => p.event.taskId);
+  const typesOf = (taskId: string) => new Set((byTask.get(taskId) ?? []).map((p) => p.event.eventType));
+  const submits = evidence.history.filter((h): h is SubmitOp => h.kind === 'submit');
+  const published = evidence.history.filter((h): h is PublishOp => h.kind === 'publish' && h.acknowledged);
+
+  const accepted = [...new Set(submits.filter((s) => s.status >= 200 && s.status < 300 && s.taskId).map((s) => s.taskId!))];
+  report('EVERY_ACCEPTED_TASK_ENDS', 'every task answered 2xx, and every request an outside producer wrote, ends (completed, failed or rejected)', [
+    ...accepted.filter((t) => ![...typesOf(t)].some((type) => ends.has(type))).map((t) => `task ${t} (POST) has no outcome`),
+    ...published.filter((p) => ![...typesOf(p.taskId)].some((type) => ends.has(type))).map((p) => `task ${p.taskId} (Kafka) has no outcome`),
+  ]);
+
+  // Whichever of two bodies sent under one key arrives first owns it: the other must be refused.
+  const perKey = groupBy(
+    submits.filter((s) => s.status >= 200 && s.status < 300),
+    (s) => `${s.user} ${s.key}`,
+  );
+  report(
+    'ONE_TASK_PER_KEY',
+    'one task per (user, Idempotency-Key)',
+    [...perKey]
+      .filter(([, list]) => new Set(list.map((s) => s.taskId)).size > 1)
+      .map(([key, list]) => `${key}: ${[...new Set(list.map((s) => s.taskId))].join(', ')}`),
+  );
+  report(
+    'KEY_REUSE_STARTS_NOTHING',
+    'a key reused with another body is refused: only one body per key is ever accepted',
+    [...perKey].filter(([, list]) => new Set(list.map((s) => s.bodyHash)).size > 1).map(([key, list]) => `${key}: ${list.length} bodies accepted`),
+  );
+
+  const audited = audit(
+    firstOf.map((p) => p.event),
+    Number.MAX_SAFE_INTEGER,
+    Number.MAX_SAFE_INTEGER,
+  );
+  for (const [invariant, meaning] of Object.entries(auditInvariants)) {
+    report(
+      invariant,
+      meaning,
+      audited.violations.filter((v) => v.invariant === invariant).map((v) => `${v.subject}: ${v.message}`),
+    );
+  }
+
+  const debitsOf = (user: string, type: string) => firstOf.filter((p) => p.event.userId === user && p.event.eventType === type).length;
+  report(
+    'BALANCE_WITHIN_GRANT',
+    'each balance is granted − debits + refunds, and within 0..granted',
+    evidence.balances
+      .filter(
+        (b) =>
+          b.balance < 0 ||
+          b.balance > evidence.granted ||
+          b.balance !== evidence.granted - debitsOf(b.user, 'QuotaDebited') + debitsOf(b.user, 'QuotaRefunded'),
+      )
+      .map((b) => `${b.user}: balance ${b.balance}, expected ${evidence.granted - debitsOf(b.user, 'QuotaDebited') + debitsOf(b.user, 'QuotaRefunded')}`),
+  );
+
+  const causes = groupBy(
+    firstOf.filter((p) => reactions.has(p.event.eventType) && p.event.causationId),
+    (p) => `${p.event.causationId} ${p.event.eventType}`,
+  );
+  report(
+    'ONE_EFFECT_PER_EVENT',
+    'an event handled twice (redelivered, or by two instances) has one effect',
+    [...causes].filter(([, list]) => list.length > 1).map(([cause, list]) => `${cause} → ${list.length} distinct events`),
+  );
+
+  report('PER_TASK_ORDER', 'on every topic, a task’s events are in the order they occurred', outOfOrder(firstOf));
+
+  const deliveries = evidence.history.filter((h): h is DeliveryEntry => h.kind === 'delivery');
+  const webhookUsers = new Set(evidence.history.filter((h) => h.kind === 'webhook' && h.status === 200).map((h) => (h as { user: string }).user));
+  const outcomes = firstOf.filter((p) => p.event.eventType === 'TaskCompleted' || p.event.eventType === 'TaskFailed');
+  const notified = new Set(
+    firstOf.filter((p) => p.event.eventType === 'NotificationSent').map((p) => `${p.event.taskId} ${(p.event as { outcome?: string }).outcome}`),
+  );
+  report(
+    'EVERY_OUTCOME_NOTIFIED',
+    'every outcome is notified; a webhook user receives it under one stable webhook-id, once after deduplication',
+    outcomes.flatMap(({ event }) => {
+      const problems: string[] = [];
+      if (!notified.has(`${event.taskId} ${event.eventType}`)) problems.push(`${event.taskId} ${event.eventType} has no NotificationSent`);
+      if (webhookUsers.has(event.userId)) {
+        const received = deliveries.filter((d) => d.taskId === event.taskId && d.verified);
+        const ids = new Set(received.map((d) => d.webhookId));
+        if (!received.some((d) => d.answered < 300)) problems.push(`${event.taskId} was never accepted by its receiver`);
+        if (ids.size > 1 || (ids.size === 1 && !ids.has(event.eventId))) problems.push(`${event.taskId} arrived under webhook-ids ${[...ids].join(', ')}`);
+      }
+      return problems;
+    }),
+  );
+  report(
+    'SIGNATURES_HOLD',
+    'every webhook delivery carries a valid signature',
+    deliveries.filter((d) => !d.verified).map((d) => `${d.user} ${d.webhookId}`),
+  );
+
+  report(
+    'OUTBOX_DRAINED',
+    'no outbox row is left unpublished (parked rows are reported apart)',
+    evidence.outbox.filter((o) => o.unpublished > 0).map((o) => `${o.service}: ${o.unpublished} rows unpublished`),
+  );
+  report(
+    'DEAD_LETTERS_ARE_PERMANENT',
+    'the dead-letter topics hold only permanent failures, each with its reason',
+    evidence.deadLetters
+      .filter((d) => !(d.errorCode in errorCodes) || errorCodes[d.errorCode as keyof typeof errorCodes].retriable || !d.errorMessage)
+      .map((d) => `${d.topic}: ${d.errorCode} ${d.errorMessage.slice(0, 80)}`),
+  );
+  report('EVENTS_DECODE', 'every message on an event topic decodes', evidence.undecodable > 0 ? [`${evidence.undecodable} undecodable`] : []);
+  return results;
+}
+
+/** Each event once, at its first offset: at-least-once delivery makes later copies legitimate. */
+function firstOccurrences(events: PlacedEvent[]): PlacedEvent[] {
+  const seen = new Set<string>();
+  const sorted = [...events].sort((a, b) =>
+    a.topic === b.topic ? (a.partition === b.partition ? a.offset - b.offset : a.partition - b.partition) : a.topic < b.topic ? -1 : 1,
+  );
+  return sorted.filter((p) => (seen.has(p.event.eventId) ? false : (seen.add(p.event.eventId), true)));
+}
+
+/** Events of one task on one topic whose offsets run against the order they occurred in. */
+function outOfOrder(placed: PlacedEvent[]): string[] {
+  const problems: string[] = [];
+  for (const [key, list] of groupBy(placed, (p) => `${p.topic} ${p.event.taskId}`)) {
+    const byOffset = [...list].sort((a, b) => a.offset - b.offset);
+    for (let i = 1; i < byOffset.length; i++) {
+      if (byOffset[i].event.occurredAt < byOffset[i - 1].event.occurredAt)
+        problems.push(`${key}: offset ${byOffset[i].offset} occurred before offset ${byOffset[i - 1].offset}`);
+    }
+  }
+  return problems;
+}
+
+function groupBy<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) groups.set(keyOf(item), [...(groups.get(keyOf(item)) ?? []), item]);
+  return groups;
+}

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { DomainEvent, EventBody, EventType, newEvent, topicFor } from '@app/events';
+import type { HistoryEntry } from './history';
+import { checkInvariants, Evidence, PlacedEvent } from './invariants';
+
+/** A small, healthy run: one task by POST, completed and notified by webhook; then each promise broken on purpose. */
+describe('the campaign checker', () => {
+  const user = 'u1';
+  const taskId = randomUUID();
+  let clock = 1_000;
+  const offsets = new Map<string, number>();
+  const origin = { taskId, userId: user, correlationId: randomUUID(), causationId: null as string | null };
+  const make = <T extends EventType>(type: T, body: EventBody<T>, cause?: DomainEvent): PlacedEvent => {
+    const event = { ...newEvent(type, body, { ...origin, causationId: cause?.eventId ?? null }, 'test'), occurredAt: clock++ } as DomainEvent;
+    const topic = topicFor(type);
+    const offset = offsets.get(topic) ?? 0;
+    offsets.set(topic, offset + 1);
+    return { event, topic, partition: 0, offset };
+  };
+  const accepted = make('TaskAccepted', { idempotencyKey: 'k1', reportType: 'summary', input: '{}' });
+  const debited = make('QuotaDebited', { amount: 1, balanceAfter: 24 }, accepted.event);
+  const succeeded = make('GenerationSucceeded', { attempt: 1, reportRef: 'r' }, debited.event);
+  const completed = make('TaskCompleted', { reportRef: 'r' }, succeeded.event);
+  const notified = make('NotificationSent', { outcome: 'TaskCompleted', channel: 'webhook' }, completed.event);
+  const history: HistoryEntry[] = [
+    { kind: 'webhook', at: 1, user, status: 200 },
+    { kind: 'submit', at: 2, user, key: 'k1', bodyHash: 'h', behaviour: 'success', status: 202, taskId },
+    { kind: 'submit', at: 3, user, key: 'k1', repeat: 'resend', bodyHash: 'h', behaviour: 'success', status: 202, taskId },
+    { kind: 'delivery', at: 4, user, webhookId: completed.event.eventId, taskId, outcome: 'task.completed', verified: true, answered: 500 },
+    { kind: 'delivery', at: 5, user, webhookId: completed.event.eventId, taskId, outcome: 'task.completed', verified: true, answered: 204 },
+  ];
+  const healthy: Evidence = {
+    history,
+    events: [accepted, debited, succeeded, completed, notified, { ...debited, offset: 7 }],
+    undecodable: 0,
+    deadLetters: [{ topic: 'quota.dlq', errorCode: 'DECODE_FAILED', errorMessage: 'not Confluent-framed' }],
+    outbox: [{ service: 'quota', unpublished: 0, parked: 0 }],
+    balances: [{ user, balance: 24 }],
+    granted: 25,
+  };
+  const violated = (evidence: Evidence) =>
+    Object.fromEntries(
+      checkInvariants(evidence)
+        .filter((r) => r.violations > 0)
+        .map((r) => [r.invariant, r.violations]),
+    );
+
+  it('finds nothing wrong in a healthy run (a redelivered copy and a retried webhook included)', () => {
+    expect(violated(healthy)).toEqual({});
+  });
+
+  it('counts an accepted task with no outcome, and a second task under one key', () => {
+    const other = randomUUID();
+    const extra: HistoryEntry = { kind: 'submit', at: 6, user, key: 'k1', repeat: 'resend', bodyHash: 'h', behaviour: 'success', status: 202, taskId: other };
+    expect(violated({ ...healthy, history: [...history, extra] })).toEqual({ EVERY_ACCEPTED_TASK_ENDS: 1, ONE_TASK_PER_KEY: 1 });
+  });
+
+  it('counts a key reused with another body that started a task', () => {
+    const reuse: HistoryEntry = {
+      kind: 'submit',
+      at: 6,
+      user,
+      key: 'k1',
+      repeat: 'reuse',
+      bodyHash: 'x',
+      behaviour: 'success',
+      status: 202,
+      taskId: randomUUID(),
+    };
+    expect(violated({ ...healthy, history: [...history, reuse] })).toMatchObject({ KEY_REUSE_STARTS_NOTHING: 1 });
+  });
+
+  it('counts a second debit, a refund of a completed task, and a balance that does not add up', () => {
+    const second = make('QuotaDebited', { amount: 1, balanceAfter: 23 }, accepted.event);
+    const refund = make('QuotaRefunded', { amount: 1, balanceAfter: 24 }, succeeded.event);
+    expect(violated({ ...healthy, events: [...healthy.events, second, refund], balances: [{ user, balance: 26 }] })).toMatchObject({
+      ONE_DEBIT_PER_TASK: 1,
+      NO_REFUND_OF_COMPLETED_TASK: 1,
+      ONE_EFFECT_PER_EVENT: 1,
+      BALANCE_WITHIN_GRANT: 1,
+    });
+  });
+
+  it('counts events out of order on a topic, an unsigned or missing webhook, an outbox backlog and a transient dead letter', () => {
+    const early = { ...make('GenerationStarted', { attempt: 2 }, debited.event) };
+    const late = { ...make('GenerationStarted', { attempt: 1 }, debited.event), offset: early.offset + 1 };
+    late.event = { ...late.event, occurredAt: early.event.occurredAt - 1 };
+    const forged: HistoryEntry = { kind: 'delivery', at: 7, user, webhookId: 'forged', verified: false, answered: 400 };
+    expect(
+      violated({
+        ...healthy,
+        events: [...healthy.events, early, late],
+        history: [...history.filter((h) => h.kind !== 'delivery'), forged],
+        outbox: [{ service: 'generation', unpublished: 3, parked: 0 }],
+        deadLetters: [{ topic: 'tasks.dlq', errorCode: 'HANDLER_FAILED', errorMessage: 'deadlock' }],
+      }),
+    ).toEqual({ PER_TASK_ORDER: 1, EVERY_OUTCOME_NOTIFIED: 1, SIGNATURES_HOLD: 1, OUTBOX_DRAINED: 1, DEAD_LETTERS_ARE_PERMANENT: 1 });
+  });
+});

@@ -1,0 +1,164 @@
+import type { StackConfig } from '../stack/stack.config';
+import { crashPart, restartPart, setReadOnly, signalPart, StackPart } from './campaign-stack';
+import type { Cluster, Instance } from './cluster';
+import { services } from './cluster';
+import type { History } from './history';
+import type { Random } from './random';
+
+type FaultKind = 'kill-instance' | 'pause-instance' | 'kill-broker' | 'pause-broker' | 'crash-postgres' | 'read-only-database' | 'kill-registry' | 'kill-model';
+
+const faultWeights: Array<readonly [FaultKind, number]> = [
+  ['kill-instance', 4],
+  ['pause-instance', 2],
+  ['kill-broker', 2],
+  ['pause-broker', 1],
+  ['crash-postgres', 2],
+  ['read-only-database', 2],
+  ['kill-registry', 1],
+  ['kill-model', 1],
+];
+
+interface ActiveFault {
+  id: number;
+  target: string;
+  heal: () => Promise<void>;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * Applies a fault every 20–40 s, each lasting a few seconds to half a minute, so that faults overlap;
+ * a target already under a fault is left alone. Every fault and its healing go into the history.
+ * `healAll` ends every fault at once, and the campaign waits for the system to converge after it.
+ */
+export class Nemesis {
+  private readonly active = new Map<number, ActiveFault>();
+  private readonly healing = new Set<Promise<void>>();
+  private running = false;
+  private nextId = 0;
+  private wake?: () => void;
+  readonly applied: Record<string, number> = {};
+
+  constructor(
+    private readonly stack: StackConfig,
+    private readonly cluster: Cluster,
+    private readonly history: History,
+    private readonly random: Random,
+    private readonly log: (line: string) => void,
+    private readonly spacingMs: [number, number] = [20_000, 40_000],
+  ) {}
+
+  async run(): Promise<void> {
+    this.running = true;
+    while (this.running) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.random.between(...this.spacingMs));
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      if (this.running) await this.strike().catch((error: Error) => this.log(`nemesis: ${error.message}`));
+    }
+  }
+
+  async healAll(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    for (const fault of [...this.active.values()]) {
+      clearTimeout(fault.timer);
+      await this.end(fault);
+    }
+    // Heals the timers had begun: all done before the platform is said to be healed.
+    await Promise.all([...this.healing]);
+  }
+
+  private async strike(): Promise<void> {
+    const kind = this.random.weighted(faultWeights);
+    const busy = new Set([...this.active.values()].map((f) => f.target));
+    const free = (target: string) => !busy.has(target);
+    const instances = this.cluster.serviceInstances.filter((i) => free(i.id));
+    const lasting = (min: number, max: number) => this.random.between(min, max) * 1000;
+    switch (kind) {
+      case 'kill-instance':
+      case 'pause-instance': {
+        if (instances.length === 0) return;
+        const instance = this.random.pick(instances);
+        if (kind === 'kill-instance') {
+          this.cluster.kill(instance);
+          return this.begin(kind, instance.id, lasting(3, 8), () => this.cluster.start(instance));
+        }
+        this.cluster.pause(instance);
+        // Long enough for its consumer group to evict it (the session times out) at times, not always.
+        return this.begin(kind, instance.id, lasting(8, 35), async () => this.cluster.resume(instance));
+      }
+      case 'kill-broker':
+      case 'pause-broker':
+        if (!free('kafka')) return;
+        if (kind === 'kill-broker') {
+          await crashPart(this.stack, 'kafka');
+          return this.begin(kind, 'kafka', lasting(5, 15), () => this.restart('kafka'));
+        }
+        signalPart(this.stack, 'kafka', 'SIGSTOP');
+        return this.begin(kind, 'kafka', lasting(5, 15), async () => void signalPart(this.stack, 'kafka', 'SIGCONT'));
+      case 'crash-postgres':
+        if (!free('postgres') || !free('registry') || busy.has('read-only')) return;
+        await crashPart(this.stack, 'postgres');
+        return this.begin(kind, 'postgres', lasting(3, 10), () => this.restart('postgres'));
+      case 'read-only-database': {
+        if (!free('postgres') || !free('read-only')) return;
+        const service = this.random.pick(services);
+        const database = `taskplatform_${service}`;
+        await setReadOnly(this.stack, database, true);
+        return this.begin(kind, 'read-only', lasting(10, 25), () => setReadOnly(this.stack, database, false), database);
+      }
+      case 'kill-registry':
+        if (!free('registry') || !free('postgres')) return;
+        await crashPart(this.stack, 'registry');
+        return this.begin(kind, 'registry', lasting(5, 15), () => this.restart('registry'));
+      case 'kill-model': {
+        const model = this.cluster.instances.find((i) => i.app === 'model-simulator') as Instance;
+        if (!free(model.id)) return;
+        this.cluster.kill(model);
+        return this.begin(kind, model.id, lasting(3, 10), () => this.cluster.start(model));
+      }
+    }
+  }
+
+  private begin(fault: FaultKind, target: string, forMs: number, heal: () => Promise<void>, detail?: string): void {
+    const id = ++this.nextId;
+    this.applied[fault] = (this.applied[fault] ?? 0) + 1;
+    const shown = detail ? `${target}:${detail}` : target;
+    this.history.record({ kind: 'fault', at: Date.now(), phase: 'start', id, fault, target: shown });
+    this.log(`nemesis: ${fault} ${shown} for ${Math.round(forMs / 1000)} s`);
+    const active: ActiveFault = { id, target, heal, timer: setTimeout(() => this.endLater(active), forMs) };
+    active.heal = async () => {
+      await heal();
+      this.history.record({ kind: 'fault', at: Date.now(), phase: 'end', id, fault, target: shown });
+    };
+    this.active.set(id, active);
+  }
+
+  private endLater(fault: ActiveFault): void {
+    const healing = this.end(fault).catch((error: Error) => this.log(`nemesis: could not heal ${fault.target}: ${error.message}`));
+    this.healing.add(healing);
+    void healing.finally(() => this.healing.delete(healing));
+  }
+
+  private async end(fault: ActiveFault): Promise<void> {
+    if (!this.active.delete(fault.id)) return;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fault.heal();
+      } catch (error) {
+        this.log(`nemesis: healing ${fault.target} failed (attempt ${attempt}): ${(error as Error).message.split('\n')[0]}`);
+        if (attempt >= 10) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+      }
+    }
+  }
+
+  /** A stack part started again; the registry needs PostgreSQL, which may itself be down a moment. */
+  private restart(part: StackPart): Promise<void> {
+    return restartPart(this.stack, part);
+  }
+}

@@ -1,0 +1,72 @@
+import * as http from 'node:http';
+import { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import type { History } from './history';
+import type { Random } from './random';
+
+/**
+ * The receiver some users register: it verifies each delivery's signature with the user's secret,
+ * records its `webhook-id`, and at times answers 500 or answers slowly, as real receivers do. Its
+ * failures are chosen by the run's seed.
+ */
+export class WebhookReceiver {
+  private server?: http.Server;
+  private readonly secrets = new Map<string, string>();
+
+  constructor(
+    private readonly history: History,
+    private readonly random: Random,
+  ) {}
+
+  async start(): Promise<number> {
+    this.server = http.createServer((request, response) => void this.receive(request, response));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  url(user: string): string {
+    return `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}/hooks/${encodeURIComponent(user)}`;
+  }
+
+  trust(user: string, secret: string): void {
+    this.secrets.set(user, secret);
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  private verify(user: string, body: string, headers: Record<string, string>): { verified: boolean; payload: { type?: string; data?: { taskId?: string } } } {
+    const secret = this.secrets.get(user);
+    if (!secret) return { verified: false, payload: {} };
+    try {
+      return { verified: true, payload: new Webhook(secret).verify(body, headers) as { type?: string; data?: { taskId?: string } } };
+    } catch {
+      return { verified: false, payload: {} };
+    }
+  }
+
+  private async receive(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    const user = decodeURIComponent((request.url ?? '').replace(/^\/hooks\//, ''));
+    const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)]));
+    const { verified, payload } = this.verify(user, body, headers);
+    const roll = this.random.next();
+    const answered = !verified ? 400 : roll < 0.1 ? 500 : 204;
+    if (verified && roll >= 0.1 && roll < 0.15) await new Promise((resolve) => setTimeout(resolve, 3000));
+    this.history.record({
+      kind: 'delivery',
+      at: Date.now(),
+      user,
+      webhookId: headers['webhook-id'] ?? '',
+      taskId: payload.data?.taskId,
+      outcome: payload.type,
+      verified,
+      answered,
+    });
+    response.writeHead(answered).end();
+  }
+}

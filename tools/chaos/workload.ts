@@ -1,0 +1,181 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Producer } from 'kafkajs';
+import { newEvent, topicFor } from '@app/events';
+import { createKafka, EventCodec, localKafkaCredentials } from '@app/messaging';
+import { signLocalToken } from '../auth/sign-token';
+import { kafkaBrokers, registryUrl, StackConfig } from '../stack/stack.config';
+import type { Cluster } from './cluster';
+import type { Behaviour, History } from './history';
+import type { Random } from './random';
+import type { WebhookReceiver } from './webhook-receiver';
+
+const simulations: Record<Behaviour, Record<string, unknown>> = {
+  success: {},
+  transient: { transientFailures: 1 },
+  permanent: { permanentFailure: true },
+  exhausted: { transientFailures: 99 },
+  slow: { latencyMs: 1500 },
+  hang: { hang: true },
+};
+
+const behaviours: Array<readonly [Behaviour, number]> = [
+  ['success', 55],
+  ['transient', 15],
+  ['permanent', 8],
+  ['exhausted', 8],
+  ['slow', 9],
+  ['hang', 5],
+];
+
+interface Sent {
+  user: string;
+  key: string;
+  body: string;
+  behaviour: Behaviour;
+}
+
+/**
+ * Users submitting tasks as clients do: with an Idempotency-Key, about a fifth of them sent again
+ * (at once, concurrently, or minutes later; a client whose request got no answer always sends it
+ * again), a few reusing a key with another body, and outside producers writing TaskRequested on
+ * Kafka as the `external` principal. Each task asks the model simulator for one behaviour.
+ */
+export class Workload {
+  private readonly tokens = new Map<string, string>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private readonly later: Array<{ due: number; sent: Sent; repeat: 'resend' }> = [];
+  private producer?: Producer;
+  private codec?: EventCodec;
+  private running = false;
+  private counter = 0;
+  readonly users: string[];
+
+  constructor(
+    private readonly stack: StackConfig,
+    private readonly cluster: Cluster,
+    private readonly history: History,
+    private readonly random: Random,
+    private readonly receiver: WebhookReceiver,
+    userCount: number,
+  ) {
+    this.users = Array.from({ length: userCount }, (_, i) => `chaos-user-${i}`);
+  }
+
+  /** Tokens for every user; a webhook for every other one. */
+  async prepare(): Promise<void> {
+    for (const user of this.users) this.tokens.set(user, await signLocalToken({ userId: user, ttl: '6h', stackDir: this.stack.stackDir }));
+    for (const user of this.users.filter((_, i) => i % 2 === 0)) {
+      const response = await fetch(`${this.cluster.url('notification')}/users/${user}/webhook`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${this.tokens.get(user)}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: this.receiver.url(user) }),
+      });
+      if (response.ok) this.receiver.trust(user, ((await response.json()) as { secret: string }).secret);
+      this.history.record({ kind: 'webhook', at: Date.now(), user, status: response.status });
+    }
+    const external = localKafkaCredentials('external', this.stack.stackDir);
+    const kafka = createKafka('chaos-outside-producer', [kafkaBrokers(this.stack)], {
+      sasl: external ? { mechanism: 'scram-sha-512', ...external } : undefined,
+      ssl: undefined,
+    });
+    this.producer = kafka.producer({ retry: { retries: 2 } });
+    await this.producer.connect();
+    this.codec = new EventCodec(registryUrl(this.stack));
+  }
+
+  /** Offers work until stopped: a new request every 100–400 ms, at most 12 in flight. */
+  async run(): Promise<void> {
+    this.running = true;
+    while (this.running) {
+      const due = this.later.findIndex((l) => l.due <= Date.now());
+      if (due >= 0) {
+        const [{ sent, repeat }] = this.later.splice(due, 1);
+        this.track(this.submit(sent, repeat));
+      } else if (this.pending.size < 12) {
+        this.next();
+      }
+      await new Promise((resolve) => setTimeout(resolve, this.random.between(100, 400)));
+    }
+  }
+
+  /** Stops offering new work, sends what was promised for later at once, and waits for every answer. */
+  async stop(): Promise<void> {
+    this.running = false;
+    for (const { sent, repeat } of this.later.splice(0)) this.track(this.submit(sent, repeat));
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+    await this.producer?.disconnect().catch(() => undefined);
+  }
+
+  private next(): void {
+    const user = this.random.pick(this.users);
+    const behaviour = this.random.weighted(behaviours);
+    const key = `k-${++this.counter}`;
+    const body = JSON.stringify({ reportType: 'summary', input: { n: this.counter, simulate: simulations[behaviour] } });
+    const sent: Sent = { user, key, body, behaviour };
+    if (this.random.chance(0.1)) {
+      this.track(this.publishOutside(sent, this.random.chance(0.2)));
+      return;
+    }
+    this.track(this.submit(sent));
+    if (this.random.chance(0.2)) {
+      if (this.random.chance(0.5)) this.track(this.submit(sent, 'resend'));
+      else this.later.push({ due: Date.now() + this.random.between(5_000, 90_000), sent, repeat: 'resend' });
+    } else if (this.random.chance(0.025)) {
+      const other = JSON.stringify({ reportType: 'summary', input: { n: this.counter, other: true } });
+      this.track(this.submit({ ...sent, body: other }, 'reuse'));
+    }
+  }
+
+  private track(work: Promise<unknown>): void {
+    this.pending.add(work);
+    void work.finally(() => this.pending.delete(work));
+  }
+
+  private async submit(sent: Sent, repeat?: 'resend' | 'reuse'): Promise<void> {
+    const tasks = this.random.pick(this.cluster.urls('tasks'));
+    const base = { kind: 'submit' as const, at: Date.now(), user: sent.user, key: sent.key, repeat, bodyHash: hash(sent.body), behaviour: sent.behaviour };
+    try {
+      const response = await fetch(`${tasks}/tasks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.tokens.get(sent.user)}`, 'content-type': 'application/json', 'idempotency-key': sent.key },
+        body: sent.body,
+        signal: AbortSignal.timeout(15_000),
+      });
+      const answer = (await response.json().catch(() => ({}))) as { taskId?: string };
+      this.history.record({ ...base, status: response.status, taskId: answer.taskId });
+      // A client that got a server error or a conflict asks again later, with the same key.
+      if ((response.status >= 500 || response.status === 409) && this.running && repeat !== 'reuse') {
+        this.later.push({ due: Date.now() + this.random.between(2_000, 20_000), sent, repeat: 'resend' });
+      }
+    } catch (error) {
+      this.history.record({ ...base, status: 0, error: (error as Error).message });
+      if (this.running && repeat !== 'reuse') this.later.push({ due: Date.now() + this.random.between(2_000, 20_000), sent, repeat: 'resend' });
+    }
+  }
+
+  /** An outside system's request on Kafka; sometimes the same key again under a new taskId (a DUPLICATE). */
+  private async publishOutside(sent: Sent, twice: boolean): Promise<void> {
+    const { input, reportType } = JSON.parse(sent.body) as { input: unknown; reportType: string };
+    for (let copy = 0; copy < (twice ? 2 : 1); copy++) {
+      const taskId = randomUUID();
+      const origin = { taskId, userId: sent.user, correlationId: randomUUID(), causationId: null };
+      const event = newEvent('TaskRequested', { idempotencyKey: sent.key, reportType, input: JSON.stringify(input) }, origin, 'external');
+      const entry = { kind: 'publish' as const, at: Date.now(), user: sent.user, key: sent.key, taskId, behaviour: sent.behaviour };
+      try {
+        const value = await this.codec!.encode(event);
+        await this.producer!.send({
+          topic: topicFor('TaskRequested'),
+          acks: -1,
+          messages: [{ key: taskId, value, headers: { eventId: event.eventId, eventType: event.eventType } }],
+        });
+        this.history.record({ ...entry, acknowledged: true });
+      } catch (error) {
+        this.history.record({ ...entry, acknowledged: false, error: (error as Error).message });
+      }
+    }
+  }
+}
+
+function hash(body: string): string {
+  return createHash('sha256').update(body).digest('hex').slice(0, 16);
+}
