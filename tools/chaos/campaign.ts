@@ -32,7 +32,12 @@ export interface CampaignReport {
   results: InvariantResult[];
 }
 
-const granted = 25;
+/**
+ * Each user's quota: enough for most of what the workload offers them (about 0.7 tasks a second
+ * between them all, per user), so that generation, its retries and refunds run all along, while a
+ * busy user still runs out near the end and is refused.
+ */
+const grantedFor = (durationMs: number) => Math.max(25, Math.round((durationMs / 1000) * 0.5));
 
 /**
  * One campaign: a fresh stack of its own, every service twice (by default), the workload and the
@@ -50,7 +55,8 @@ export async function runCampaign(rootDir: string, options: CampaignOptions, log
   log(`campaign ${options.seed}: stack in ${stack.stackDir}, history in ${history.file}`);
   await freshCampaignStack(stack, (line) => log(`  ${line}`));
 
-  const cluster = new Cluster(stack, options.instances, (line) => serviceLog.write(`${line}\n`));
+  const granted = grantedFor(options.durationMs);
+  const cluster = new Cluster(stack, options.instances, granted, (line) => serviceLog.write(`${line}\n`));
   const receiver = new WebhookReceiver(history, new Random(options.seed ^ 0x5eed));
   const nemesis = new Nemesis(stack, cluster, history, new Random(options.seed ^ 0xfa17), log);
   const workload = new Workload(stack, cluster, history, random, receiver, options.users);

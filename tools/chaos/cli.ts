@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { parseDuration } from '@app/timing';
@@ -15,6 +16,13 @@ const duration = (value: string) => {
     throw new InvalidArgumentError((error as Error).message);
   }
 };
+/** A number, or `commit`: the first 32 bits of the checked-out commit, so that CI varies the seed with every change. */
+const seed = (value: string) => {
+  if (value === 'commit') return Number.parseInt(execFileSync('git', ['rev-parse', 'HEAD'], { cwd: rootDir, encoding: 'utf8' }).slice(0, 8), 16);
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`"${value}" is not a seed (a whole number, or "commit")`);
+  return n >>> 0;
+};
 const positive = (value: string) => {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`"${value}" is not a positive whole number`);
@@ -27,7 +35,7 @@ const positive = (value: string) => {
  * Exits 0 only when no invariant was violated.
  */
 const program = new Command('chaos')
-  .option('--seed <n>', 'the seed of the workload and the fault schedule', (v) => Number.parseInt(v, 10) >>> 0, 1)
+  .option('--seed <n>', 'the seed of the workload and the fault schedule, or "commit"', seed, 1)
   .option('--duration <d>', 'how long the workload and the faults run', duration, 180_000)
   .option('--instances <n>', 'instances of every service', positive, 2)
   .option('--settle <d>', 'how long the platform may take to converge once the faults are healed', duration, 120_000)

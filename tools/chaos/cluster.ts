@@ -35,7 +35,6 @@ const campaignSettings: NodeJS.ProcessEnv = {
   TASK_DEADLINE_CHECK_INTERVAL: '5s',
   RECONCILE_DEADLINE: '60s',
   RECONCILE_INTERVAL: '5s',
-  DEFAULT_QUOTA: '25',
   USER_RATE_LIMIT: '50',
   USER_RATE_BURST: '100',
   MODEL_SIMULATION: 'on',
@@ -52,6 +51,7 @@ export class Cluster {
   constructor(
     private readonly stack: StackConfig,
     instances: number,
+    private readonly grantedQuota: number,
     private readonly log: (line: string) => void,
   ) {
     this.instances.push({ id: 'model-simulator', app: 'model-simulator', port: 23090, stopped: false });
@@ -81,6 +81,7 @@ export class Cluster {
     instance.stopped = false;
     const env: NodeJS.ProcessEnv = {
       ...campaignSettings,
+      DEFAULT_QUOTA: String(this.grantedQuota),
       STACK_DIR: this.stack.stackDir,
       DATABASE_URL: this.stack.databaseUrl,
       KAFKA_BROKERS: kafkaBrokers(this.stack),
