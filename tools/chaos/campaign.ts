@@ -33,11 +33,11 @@ export interface CampaignReport {
 }
 
 /**
- * Each user's quota: enough for most of what the workload offers them (about 0.7 tasks a second
- * between them all, per user), so that generation, its retries and refunds run all along, while a
- * busy user still runs out near the end and is refused.
+ * Each user's quota: a little less than the workload uses (about 0.45 units a second per user, net of
+ * refunds, in a ten-minute run), so that generation, its retries and refunds run for most of the
+ * campaign and a busy user still runs out towards the end and is refused.
  */
-const grantedFor = (durationMs: number) => Math.max(25, Math.round((durationMs / 1000) * 0.5));
+const grantedFor = (durationMs: number) => Math.max(25, Math.round((durationMs / 1000) * 0.4));
 
 /**
  * One campaign: a fresh stack of its own, every service twice (by default), the workload and the

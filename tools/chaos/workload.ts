@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Producer } from 'kafkajs';
+import { logLevel, type Producer } from 'kafkajs';
 import { newEvent, topicFor } from '@app/events';
 import { createKafka, EventCodec, localKafkaCredentials } from '@app/messaging';
 import { signLocalToken } from '../auth/sign-token';
@@ -77,6 +77,8 @@ export class Workload {
     const kafka = createKafka('chaos-outside-producer', [kafkaBrokers(this.stack)], {
       sasl: external ? { mechanism: 'scram-sha-512', ...external } : undefined,
       ssl: undefined,
+      // Its refusals while the broker is down are in the history; the log would only repeat them.
+      logLevel: logLevel.NOTHING,
     });
     this.producer = kafka.producer({ retry: { retries: 2 } });
     await this.producer.connect();
