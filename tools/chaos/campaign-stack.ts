@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createKnex } from '@app/database';
 import { kafkaProcess, startKafka, stopKafka } from '../stack/kafka';
-import { databaseUrlFor, postgresProcess, startPostgres, stopPostgres } from '../stack/postgres';
+import { databaseUrlFor, postgresDataDir, postgresProcess, startPostgres, stopPostgres } from '../stack/postgres';
 import { runningPid, sleep } from '../stack/processes';
 import { registryProcess, startRegistry, stopRegistry } from '../stack/registry';
 import { stackUp } from '../stack/stack';
@@ -41,6 +41,7 @@ export function campaignStackConfig(rootDir: string): StackConfig {
 export async function freshCampaignStack(config: StackConfig, report: (line: string) => void): Promise<void> {
   await stopCampaignStack(config);
   for (const dir of ['data', 'run', 'auth', 'reports']) fs.rmSync(path.join(config.stackDir, dir), { recursive: true, force: true });
+  fs.rmSync(postgresDataDir(config), { recursive: true, force: true });
   await stackUp(config, report);
 }
 

@@ -36,7 +36,7 @@ interface Sent {
 
 /**
  * Users submitting tasks as clients do: with an Idempotency-Key, about a fifth of them sent again
- * (at once, concurrently, or minutes later; a client whose request got no answer always sends it
+ * (at once, concurrently, or up to three minutes later; a client whose request got no answer always sends it
  * again), a few reusing a key with another body, and outside producers writing TaskRequested on
  * Kafka as the `external` principal. Each task asks the model simulator for one behaviour.
  */
@@ -121,7 +121,7 @@ export class Workload {
     this.track(this.submit(sent));
     if (this.random.chance(0.2)) {
       if (this.random.chance(0.5)) this.track(this.submit(sent, 'resend'));
-      else this.later.push({ due: Date.now() + this.random.between(5_000, 90_000), sent, repeat: 'resend' });
+      else this.later.push({ due: Date.now() + this.random.between(5_000, 180_000), sent, repeat: 'resend' });
     } else if (this.random.chance(0.025)) {
       const other = JSON.stringify({ reportType: 'summary', input: { n: this.counter, other: true } });
       this.track(this.submit({ ...sent, body: other }, 'reuse'));

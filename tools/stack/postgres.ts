@@ -1,5 +1,7 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { createKnex, databaseAnswers, ensureDatabase } from '@app/database';
 import { managed, ManagedProcess, runningPid, startDetached, StackError, stopManaged, waitUntilReady } from './processes';
@@ -54,14 +56,30 @@ export async function startPostgres(config: StackConfig): Promise<'external' | '
   return 'started';
 }
 
+const asPostgres = () => (process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--'] : []);
+
+/**
+ * Where the private cluster keeps its data: under the stack folder, unless the cluster runs as the
+ * postgres user (we are root) and that user cannot reach the folder (a checkout under a private
+ * directory, such as one made by mktemp): then in a folder of its own under the system's tmp.
+ */
+export function postgresDataDir(config: StackConfig): string {
+  const inStack = path.join(config.stackDir, 'data', 'postgres');
+  if (asPostgres().length === 0) return inStack;
+  fs.mkdirSync(config.stackDir, { recursive: true });
+  const [cmd, ...args] = [...asPostgres(), 'test', '-x', config.stackDir];
+  if (spawnSync(cmd, args).status === 0) return inStack;
+  return path.join(os.tmpdir(), `task-platform-postgres-${createHash('sha256').update(config.stackDir).digest('hex').slice(0, 12)}`);
+}
+
 function startPrivateCluster(config: StackConfig, proc: ManagedProcess, port: number, superuser: string): number {
   const bin = postgresBinDir();
-  const dataDir = path.join(config.stackDir, 'data', 'postgres');
-  const asPostgres = process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--'] : [];
+  const dataDir = postgresDataDir(config);
+  const asPostgresUser = asPostgres();
   if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
-    fs.mkdirSync(dataDir, { recursive: true });
-    if (asPostgres.length) execFileSync('chown', ['-R', 'postgres', dataDir]);
-    const [cmd, ...args] = [...asPostgres, path.join(bin, 'initdb'), '-D', dataDir, '-A', 'trust', '-U', superuser];
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    if (asPostgresUser.length) execFileSync('chown', ['-R', 'postgres', dataDir]);
+    const [cmd, ...args] = [...asPostgresUser, path.join(bin, 'initdb'), '-D', dataDir, '-A', 'trust', '-U', superuser];
     try {
       execFileSync(cmd, args, { stdio: 'pipe' });
     } catch (error) {
@@ -69,7 +87,7 @@ function startPrivateCluster(config: StackConfig, proc: ManagedProcess, port: nu
       throw new StackError('postgres', `initdb could not make a cluster in ${dataDir} (the postgres user must be able to reach it): ${said}`);
     }
   }
-  const [cmd, ...args] = [...asPostgres, path.join(bin, 'postgres'), '-D', dataDir, '-p', String(port), '-h', '127.0.0.1', '-k', dataDir];
+  const [cmd, ...args] = [...asPostgresUser, path.join(bin, 'postgres'), '-D', dataDir, '-p', String(port), '-h', '127.0.0.1', '-k', dataDir];
   return startDetached(proc, cmd, args);
 }
 
