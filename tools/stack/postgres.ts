@@ -77,6 +77,7 @@ function startPrivateCluster(config: StackConfig, proc: ManagedProcess, port: nu
   const dataDir = postgresDataDir(config);
   const asPostgresUser = asPostgres();
   if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    fs.mkdirSync(path.dirname(dataDir), { recursive: true });
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     if (asPostgresUser.length) execFileSync('chown', ['-R', 'postgres', dataDir]);
     const [cmd, ...args] = [...asPostgresUser, path.join(bin, 'initdb'), '-D', dataDir, '-A', 'trust', '-U', superuser];
