@@ -1,3 +1,4 @@
+import { registerOutboxGauges } from '@app/metrics';
 import { BeforeApplicationShutdown, DynamicModule, Inject, Logger, Module, OnApplicationBootstrap, Optional, Type } from '@nestjs/common';
 import type { Knex } from 'knex';
 import type { Kafka } from 'kafkajs';
@@ -97,6 +98,12 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
    * the step meanwhile.
    */
   onApplicationBootstrap(): void {
+    registerOutboxGauges(async () => {
+      const [row] = await this.knex('outbox')
+        .whereNull('published_at')
+        .select(this.knex.raw('count(*)::int as pending'), this.knex.raw('coalesce(extract(epoch from now() - min(created_at)), 0)::float as age'));
+      return { pending: row.pending, oldestAgeSeconds: row.age };
+    });
     this.starting = this.startMessaging();
     const retention = this.config.inboxRetentionMs;
     if (retention !== undefined) {

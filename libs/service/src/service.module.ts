@@ -6,6 +6,7 @@ import { loadServiceConfig, SERVICE_CONFIG, ServiceConfig, ServiceName } from '@
 import { createKnex, ensureDatabase, KNEX, Migration, migrateToLatest } from '@app/database';
 import { HealthModule } from '@app/health';
 import { HandlerSource, MessagingModule } from '@app/messaging';
+import { HttpMetricsInterceptor, MetricsController } from '@app/metrics';
 import { AuthGuard, TOKEN_VERIFIER } from './auth.guard';
 import { RequestHygieneInterceptor } from './request-hygiene.interceptor';
 
@@ -21,7 +22,7 @@ export interface ServiceOptions {
 
 /**
  * What every service has: its validated config, its own database (created and migrated at boot),
- * messaging (outbox relay, and its consumer when it has handlers), GET /health, and a bearer token
+ * messaging (outbox relay, and its consumer when it has handlers), GET /health, GET /metrics, and a bearer token
  * checked on every other route. Global, so a
  * service's handlers can inject SERVICE_CONFIG and KNEX directly.
  */
@@ -36,6 +37,7 @@ export class ServiceModule implements OnApplicationShutdown {
       module: ServiceModule,
       global: true,
       imports: [HealthModule, MessagingModule.forRoot(options.handlers)],
+      controllers: [MetricsController],
       providers: [
         { provide: SERVICE_CONFIG, useFactory: () => loadServiceConfig(options.service) },
         {
@@ -51,6 +53,7 @@ export class ServiceModule implements OnApplicationShutdown {
         { provide: TOKEN_VERIFIER, useFactory: () => new TokenVerifier(loadAuthConfig()) },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_INTERCEPTOR, useClass: RequestHygieneInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: HttpMetricsInterceptor },
         ...(options.providers ?? []),
       ],
       exports: [SERVICE_CONFIG, KNEX, MessagingModule, ...(options.providers ?? []).map((p) => p.provide)],

@@ -1,3 +1,5 @@
+import { retries } from '@app/metrics';
+import { afterCommit } from '@app/database';
 import type { Knex } from 'knex';
 import { capText, newEvent } from '@app/events';
 import { addToOutbox } from '@app/messaging';
@@ -92,6 +94,7 @@ export async function recordAttempt(
   } else if (!outcome.ok && decision.kind === 'retry') {
     const nextAttemptAt = Date.now() + decision.delayMs;
     await update({ status: 'scheduled', next_attempt_at: new Date(nextAttemptAt) });
+    afterCommit(trx, () => retries.inc({ kind: 'generation' }));
     await addToOutbox(
       trx,
       newEvent('GenerationRetryScheduled', { attempt, nextAttemptAt, errorCode: outcome.code, reason: outcome.message }, origin(job), 'generation'),

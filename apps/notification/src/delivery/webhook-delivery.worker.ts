@@ -1,3 +1,5 @@
+import { afterCommit } from '@app/database';
+import { retries, webhookDeliveries } from '@app/metrics';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { Webhook } from 'standardwebhooks';
@@ -110,12 +112,16 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
 
   private async record(n: Pending, outcome: DeliveryOutcome): Promise<void> {
     await this.knex.transaction(async (trx) => {
+      const counted = (result: 'delivered' | 'retrying' | 'failed') => afterCommit(trx, () => webhookDeliveries.inc({ result }));
       if (outcome.delivered) {
+        counted('delivered');
         await trx('notifications').where({ id: n.id }).update({ status: 'delivered', delivered_at: trx.fn.now(), next_delivery_at: null, last_error: null });
         await addToOutbox(trx, causedBy(n.payload, 'NotificationSent', { outcome: n.outcome, channel: 'webhook' }, 'notification'));
         return;
       }
       if (outcome.retriable && n.delivery_attempts < this.config.maxDeliveryAttempts) {
+        counted('retrying');
+        afterCommit(trx, () => retries.inc({ kind: 'webhook' }));
         const delay = exponentialDelay(n.delivery_attempts, { initialMs: this.config.retryInitialMs, maxMs: this.config.retryMaxMs, jitter: 0.2 });
         await trx('notifications')
           .where({ id: n.id })
@@ -123,6 +129,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
         return;
       }
       // The webhook gave up; the notification stays readable in the user's inbox.
+      counted('failed');
       this.logger.warn(`webhook delivery of notification ${n.id} failed for good after ${n.delivery_attempts} attempt(s): ${outcome.error}`);
       await trx('notifications').where({ id: n.id }).update({ status: 'failed', next_delivery_at: null, last_error: outcome.error });
       await addToOutbox(trx, causedBy(n.payload, 'NotificationSent', { outcome: n.outcome, channel: 'inbox' }, 'notification'));

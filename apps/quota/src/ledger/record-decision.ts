@@ -1,9 +1,10 @@
+import { quotaRefunds } from '@app/metrics';
 import { causedBy, DomainEvent } from '@app/events';
 import type { HandlerContext } from '@app/messaging';
 import type { QuotaDecision } from './quota.rules';
 
 /** Writes what quota.rules decided: its ledger row and, except for a settlement, its event. */
-export async function recordDecision({ trx, publish }: HandlerContext, cause: DomainEvent, decision: QuotaDecision): Promise<void> {
+export async function recordDecision({ trx, publish, afterCommit }: HandlerContext, cause: DomainEvent, decision: QuotaDecision): Promise<void> {
   if (decision.kind === 'nothing') return;
   const row = { user_id: decision.userId, task_id: cause.taskId, event_id: cause.eventId };
   switch (decision.kind) {
@@ -15,6 +16,7 @@ export async function recordDecision({ trx, publish }: HandlerContext, cause: Do
       return publish(causedBy(cause, 'QuotaRejected', { reason: decision.reason, balance: decision.balance }));
     case 'refund':
       await trx('quota_ledger').insert({ ...row, kind: 'refund', amount: decision.amount });
+      afterCommit(() => quotaRefunds.inc(decision.amount));
       // To the user the debit was taken from, whatever the failure event names.
       return publish({
         ...causedBy(cause, 'QuotaRefunded', { amount: decision.amount, balanceAfter: decision.balanceAfter }),

@@ -1,3 +1,5 @@
+import { afterCommit } from '@app/database';
+import { taskEndToEndSeconds } from '@app/metrics';
 import type { Knex } from 'knex';
 import { causedBy, DomainEvent, TaskAccepted, TaskRequested } from '@app/events';
 import { attemptsOf, evolve, noFacts, outcomeOf, reasonOf, stateOf, TaskFacts } from '@app/task-state';
@@ -8,6 +10,7 @@ interface TaskRow {
   task_id: string;
   facts: TaskFacts;
   outcome_event_id: string | null;
+  created_at: Date;
 }
 
 /**
@@ -42,6 +45,8 @@ export async function applyToTask(trx: Knex.Transaction, event: DomainEvent, pub
     await publish(terminal);
     await appendToTimeline(trx, terminal);
     changes.outcome_event_id = terminal.eventId;
+    const seconds = (terminal.occurredAt - new Date(task.created_at).getTime()) / 1000;
+    afterCommit(trx, () => taskEndToEndSeconds.observe({ outcome: eventType }, seconds));
   }
   await trx('tasks').where({ task_id: event.taskId }).update(changes);
 }

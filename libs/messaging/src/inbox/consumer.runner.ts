@@ -1,3 +1,4 @@
+import { consumerLag } from '@app/metrics';
 import { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
 import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
@@ -200,6 +201,7 @@ export class ConsumerRunner {
       const outcome = await this.delivery.deliver(batch.topic, batch.partition, message, control);
       if (outcome === 'given-back') break;
       resolveOffset(message.offset);
+      consumerLag.set({ topic: batch.topic, partition: String(batch.partition) }, Math.max(0, Number(batch.highWatermark) - Number(message.offset) - 1));
       if (outcome === 'dead-lettered') {
         // Unlike a handled event, a dead letter has no inbox row to stop a redelivery from sending
         // it again: commit its offset at once.

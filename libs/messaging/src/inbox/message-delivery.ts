@@ -1,3 +1,4 @@
+import { consumerMessages, deadLetters, inboxDuplicates, retries } from '@app/metrics';
 import { afterCommit } from '@app/database';
 import type { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
@@ -12,7 +13,7 @@ import { EventHandler, EventHandlers, HandlerContext } from './event-handlers';
 import { pauseHeartbeating } from './pause-heartbeating';
 import { recordInInbox } from './record-in-inbox';
 
-export type Delivery = 'handled' | 'dead-lettered' | 'given-back';
+export type Delivery = 'handled' | 'duplicate' | 'dead-lettered' | 'given-back';
 
 /** What a delivery needs of its batch: to heartbeat while it waits, and to know the batch is still its own. */
 export interface BatchControl {
@@ -63,11 +64,15 @@ export class MessageDelivery {
     for (let outages = 1; ; outages++) {
       // An attempt can itself wait long (a connection the database will not give): heartbeat meanwhile.
       const beat = setInterval(() => void control.heartbeat().catch(() => undefined), 1000);
+      const timer = consumerMessages.startTimer({ consumer: this.options.name });
       try {
-        return await this.tryDeliver(topic, partition, message, control);
+        const delivered = await this.tryDeliver(topic, partition, message, control);
+        if (delivered !== 'given-back') timer({ result: delivered });
+        return delivered;
       } catch (error) {
         if (!isInfrastructureError(error)) throw error;
         this.stats.outages++;
+        retries.inc({ kind: 'outage' });
         const delay = exponentialDelay(outages, { ...this.options.retryBackoff, maxMs: this.options.outageMaxDelayMs ?? 10_000 });
         this.logger.warn(`${topic}[${partition}]@${message.offset}: a dependency is unavailable (${(error as Error).message}); trying again in ${delay} ms`);
         if (!(await pauseHeartbeating(delay, control))) return 'given-back';
@@ -104,8 +109,11 @@ export class MessageDelivery {
           return fresh;
         });
         if (firstTime) this.stats.processed++;
-        else this.stats.duplicates++;
-        return 'handled';
+        else {
+          this.stats.duplicates++;
+          inboxDuplicates.inc({ consumer: this.options.name });
+        }
+        return firstTime ? 'handled' : 'duplicate';
       } catch (error) {
         if (isInfrastructureError(error)) throw error;
         if (!isRetriable(error) || attempt >= this.options.maxAttempts) {
@@ -113,6 +121,7 @@ export class MessageDelivery {
           return 'dead-lettered';
         }
         this.stats.retried++;
+        retries.inc({ kind: 'consumer' });
         const delay = exponentialDelay(attempt, this.options.retryBackoff);
         this.logger.warn(`${event.eventType} ${event.eventId} failed (attempt ${attempt}): ${(error as Error).message}; retrying in ${delay} ms`);
         if (!(await pauseHeartbeating(delay, control))) return 'given-back';
@@ -140,6 +149,7 @@ export class MessageDelivery {
       messages: [deadLetterMessage({ topic, partition, message, consumer: this.options.name, errorCode, error, attempts })],
     });
     this.stats.deadLettered++;
+    deadLetters.inc({ consumer: this.options.name, reason: errorCode });
     this.logger.error(`dead-lettered ${topic}[${partition}]@${message.offset} after ${attempts} attempt(s): ${errorCode} ${(error as Error)?.message}`);
   }
 }

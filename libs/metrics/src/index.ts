@@ -1,0 +1,3 @@
+export * from './metrics';
+export * from './metrics.controller';
+export * from './http-metrics.interceptor';

@@ -1,0 +1,84 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, register } from 'prom-client';
+
+/**
+ * The platform's metrics, one set per process (each service is one), on prom-client's default
+ * registry, served by GET /metrics. Labels never carry a user, a task or any text from outside.
+ */
+collectDefaultMetrics();
+
+export const metricsRegistry = register;
+
+/** RED for each HTTP route: rate and errors by status, duration by route. */
+export const httpRequestSeconds = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'HTTP requests by method, route pattern and status, and how long they took',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+});
+
+/** RED for each consumer: every message's end (handled, duplicate, dead-lettered), and how long it took. */
+export const consumerMessages = new Histogram({
+  name: 'consumer_message_duration_seconds',
+  help: 'Messages a consumer finished, by how they ended, and how long each took (retries and outages included)',
+  labelNames: ['consumer', 'result'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30],
+});
+
+export const inboxDuplicates = new Counter({
+  name: 'inbox_duplicates_total',
+  help: 'Events a consumer had already handled (by eventId) and skipped',
+  labelNames: ['consumer'] as const,
+});
+
+export const retries = new Counter({
+  name: 'retries_total',
+  help: 'Attempts made again after a transient failure, by kind: consumer (a handler), outage (a dependency down), generation (a model call), webhook',
+  labelNames: ['kind'] as const,
+});
+
+export const deadLetters = new Counter({
+  name: 'dlq_messages_total',
+  help: 'Messages sent to a dead-letter topic, by consumer and error code',
+  labelNames: ['consumer', 'reason'] as const,
+});
+
+export const consumerLag = new Gauge({
+  name: 'consumer_lag',
+  help: 'Messages behind the end of the partition, as of the last batch the consumer fetched',
+  labelNames: ['topic', 'partition'] as const,
+});
+
+export const quotaRefunds = new Counter({ name: 'quota_refunds_total', help: 'Quota units given back for failed work' });
+
+export const webhookDeliveries = new Counter({
+  name: 'webhook_deliveries_total',
+  help: 'Webhook delivery attempts, by result: delivered, retrying, failed (given up)',
+  labelNames: ['result'] as const,
+});
+
+export const taskEndToEndSeconds = new Histogram({
+  name: 'task_end_to_end_seconds',
+  help: 'From a task accepted to its outcome, by outcome',
+  labelNames: ['outcome'] as const,
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900],
+});
+
+/**
+ * The outbox backlog, read from the database when scraped: rows not yet published (parked ones
+ * included), and the age of the oldest.
+ */
+export function registerOutboxGauges(read: () => Promise<{ pending: number; oldestAgeSeconds: number }>): void {
+  let last: Promise<{ pending: number; oldestAgeSeconds: number }> | undefined;
+  const once = () => (last ??= read().finally(() => setTimeout(() => (last = undefined), 1000)));
+  for (const name of ['outbox_pending', 'outbox_oldest_age_seconds'] as const) {
+    register.removeSingleMetric(name);
+    new Gauge({
+      name,
+      help: name === 'outbox_pending' ? 'Outbox rows not yet published' : 'Age of the oldest unpublished outbox row (0 when none)',
+      async collect() {
+        const backlog = await once().catch(() => undefined);
+        if (backlog) this.set(name === 'outbox_pending' ? backlog.pending : backlog.oldestAgeSeconds);
+      },
+    });
+  }
+}
