@@ -12,6 +12,7 @@ describe("a failover of quota's database while tasks arrive", () => {
   const platform = new Platform();
   let server: Client;
   const quotaDatabase = () => new URL(platform.env.databaseUrl('quota')).pathname.slice(1);
+  const tasksDatabase = () => new URL(platform.env.databaseUrl('tasks')).pathname.slice(1);
   const endQuotaSessions = () =>
     server.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`, [quotaDatabase()]);
 
@@ -22,6 +23,7 @@ describe("a failover of quota's database while tasks arrive", () => {
   });
   afterAll(async () => {
     await server.query(`alter database "${quotaDatabase()}" reset default_transaction_read_only`).catch(() => undefined);
+    await server.query(`alter database "${tasksDatabase()}" reset default_transaction_read_only`).catch(() => undefined);
     await server.end();
     await platform.stop();
   });
@@ -58,5 +60,29 @@ describe("a failover of quota's database while tasks arrive", () => {
     } finally {
       await admin.disconnect();
     }
+  });
+
+  it('answers POST /tasks with 503 and Retry-After while its own database is read-only, then takes the same request', async () => {
+    // Given the tasks service's database turned read-only, its sessions ended
+    await server.query(`alter database "${tasksDatabase()}" set default_transaction_read_only = on`);
+    await server.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`, [tasksDatabase()]);
+
+    // When a task is submitted, then the answer says to come back, and reveals nothing of the cause
+    const refused = await platform.submit('failover-client', { n: 1 }, 'same-key');
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(refused.body.detail).not.toMatch(/read-only|transaction|postgres/i);
+
+    // When the database is writable again, then the same request is taken and completes
+    await server.query(`alter database "${tasksDatabase()}" reset default_transaction_read_only`);
+    await server.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`, [tasksDatabase()]);
+    const taken = await waitFor(
+      async () => {
+        const answer = await platform.submit('failover-client', { n: 1 }, 'same-key');
+        return answer.status === 202 && answer;
+      },
+      { what: 'the request to be taken', timeoutMs: 30_000 },
+    );
+    expect(await platform.settled(taken.body.taskId, 60_000)).toMatchObject({ state: 'SUCCESS' });
   });
 });

@@ -1,10 +1,12 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Response } from 'express';
+import { isInfrastructureError } from '@app/failures';
 
 /**
  * Every HTTP error as RFC 9457 problem details (`application/problem+json`): a title from the
- * status, the precise message as `detail`. Unexpected errors are logged and answered with a 500
- * that reveals nothing.
+ * status, the precise message as `detail`. A dependency that is down (the database failing over,
+ * say) is a 503 with Retry-After, so that clients send the same request again; other unexpected
+ * errors are logged and answered with a 500. Neither reveals anything of the cause.
  */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
@@ -12,7 +14,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
 
   catch(thrown: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
-    const exception = fromBodyParser(thrown) ?? thrown;
+    const exception = fromBodyParser(thrown) ?? unavailable(thrown) ?? thrown;
     const status = exception instanceof HttpException ? exception.getStatus() : HttpStatus.INTERNAL_SERVER_ERROR;
     if (!(exception instanceof HttpException)) this.logger.error((exception as Error)?.stack ?? String(exception));
     const body = exception instanceof HttpException ? exception.getResponse() : undefined;
@@ -34,6 +36,17 @@ export class ProblemDetailsFilter implements ExceptionFilter {
       .type('application/problem+json')
       .json({ type: 'about:blank', title: HttpStatus[status]?.replace(/_/g, ' ').toLowerCase() ?? 'error', status, detail });
   }
+}
+
+/** Seconds a client is asked to wait before sending a request again while a dependency is down. */
+const retryAfterSeconds = 5;
+
+function unavailable(error: unknown): HttpException | undefined {
+  if (error instanceof HttpException || !isInfrastructureError(error)) return undefined;
+  new Logger('http').warn(`a dependency is unavailable: ${(error as Error).message}`);
+  return new ProblemWithHeaders(HttpStatus.SERVICE_UNAVAILABLE, 'a dependency of this service is unavailable; send the request again shortly', {
+    'Retry-After': String(retryAfterSeconds),
+  });
 }
 
 /** Express' body parser reports a body it cannot read with its own error types. */
