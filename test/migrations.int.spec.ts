@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { ServiceName } from '@app/config';
-import { createKnex, ensureDatabase, Migration, migrateToLatest, rollbackAll } from '@app/database';
+import { createKnex, dropDatabase, ensureDatabase, Migration, migrateToLatest, rollbackAll } from '@app/database';
 import { generationMigrations } from '../apps/generation/src/migrations';
 import { notificationMigrations } from '../apps/notification/src/migrations';
 import { quotaMigrations } from '../apps/quota/src/migrations';
@@ -45,6 +45,27 @@ describe('each service migrates its own database', () => {
       expect(await tablesOf(knex)).toEqual([...tables].sort());
     } finally {
       await knex.destroy();
+    }
+  });
+
+  it('lets two instances that start together on a new database both migrate, and frees a lock a killed migration left', async () => {
+    // Given a new database, and two instances of a service starting at once
+    const url = Object.assign(new URL(env.databaseUrl('tasks')), { pathname: `${new URL(env.databaseUrl('tasks')).pathname}_together` }).toString();
+    await ensureDatabase(url);
+    const [first, second] = [createKnex(url), createKnex(url)];
+    try {
+      // When both migrate together, then neither fails (knex alone had one fail with MigrationLocked)
+      await Promise.all([migrateToLatest(first, tasksMigrations), migrateToLatest(second, tasksMigrations)]);
+      expect(await tablesOf(first)).toEqual([...services[0][2]].sort());
+
+      // Given knex's lock row left taken, as by a migration killed half-way
+      await first('knex_migrations_lock').update({ is_locked: 1 });
+      // When an instance starts, then it migrates all the same
+      await expect(migrateToLatest(second, tasksMigrations)).resolves.toBeUndefined();
+      expect((await first('knex_migrations_lock').first()).is_locked).toBe(0);
+    } finally {
+      await Promise.all([first.destroy(), second.destroy()]);
+      await dropDatabase(url);
     }
   });
 });

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { Client, ClientConfig } from 'pg';
 
 /** A migration is code, listed explicitly, so it bundles with the service and runs the same in tests. */
 export interface Migration {
@@ -24,8 +25,28 @@ export function migrationConfig(migrations: Migration[]): Knex.MigratorConfig {
   return { migrationSource: new ListedMigrations(migrations), tableName: 'knex_migrations' };
 }
 
+/** The advisory lock (scoped to the database) that instances of one service migrate under, one at a time. */
+const migrationLockKey = 7140003;
+
+/**
+ * Migrates to the latest version. Instances of a service that start together (two at once on a new
+ * database, say) take turns under a PostgreSQL advisory lock held by a session of its own, rather than
+ * meeting knex's lock row and failing with MigrationLocked; the session's end releases the lock, even
+ * when the process dies. Holding it, the migrator is the only one, so a lock row left by a migration
+ * killed half-way is freed first.
+ */
 export async function migrateToLatest(knex: Knex, migrations: Migration[]): Promise<void> {
-  await knex.migrate.latest(migrationConfig(migrations));
+  const connection = (knex.client as { config: { connection: string | ClientConfig } }).config.connection;
+  const session = new Client(typeof connection === 'string' ? { connectionString: connection } : connection);
+  await session.connect();
+  try {
+    await session.query('select pg_advisory_lock($1)', [migrationLockKey]);
+    const config = migrationConfig(migrations);
+    await knex.migrate.forceFreeMigrationsLock(config);
+    await knex.migrate.latest(config);
+  } finally {
+    await session.end();
+  }
 }
 
 export async function rollbackAll(knex: Knex, migrations: Migration[]): Promise<void> {
