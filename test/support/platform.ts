@@ -5,6 +5,7 @@ import { defaults, serviceNames } from '@app/config';
 import { EventType, topicFor } from '@app/events';
 import { createKafka, serviceEvents } from '@app/messaging';
 import { AppName, RunningService, startService, stopService, waitForHealth } from '../../tools/run/service-process';
+import { localTracingEnv } from '../../tools/stack/stack.config';
 import { removeTestData } from './remove-test-data';
 import { TestEnv } from './test-env';
 import { freePort } from './unique';
@@ -90,6 +91,7 @@ export class Platform {
   private envFor(name: AppName): NodeJS.ProcessEnv {
     const simulator = this.apps.get('model-simulator');
     return {
+      ...localTracingEnv(),
       ...fastSettings,
       ...this.settings,
       ...(name === 'model-simulator' ? {} : this.env.serviceEnv(name)),

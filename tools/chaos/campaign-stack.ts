@@ -6,6 +6,7 @@ import { databaseUrlFor, postgresDataDir, postgresProcess, startPostgres, stopPo
 import { runningPid, sleep } from '../stack/processes';
 import { registryProcess, startRegistry, stopRegistry } from '../stack/registry';
 import { stackUp } from '../stack/stack';
+import { stopZipkin } from '../stack/zipkin';
 import { loadStackConfig, StackConfig } from '../stack/stack.config';
 
 /**
@@ -13,7 +14,7 @@ import { loadStackConfig, StackConfig } from '../stack/stack.config';
  * initdb, since nothing answers on its port), so that killing the database or the broker never
  * touches `npm start`'s stack or the machine's own server. Its data is made fresh for every run.
  */
-export const campaignPorts = { kafka: 29092, controller: 29093, tls: 29094, registry: 28081, management: 28082, postgres: 25432 };
+export const campaignPorts = { kafka: 29092, controller: 29093, tls: 29094, registry: 28081, management: 28082, postgres: 25432, zipkin: 29411 };
 
 export function campaignStackConfig(rootDir: string): StackConfig {
   const env = {
@@ -23,18 +24,10 @@ export function campaignStackConfig(rootDir: string): StackConfig {
     KAFKA_TLS_PORT: String(campaignPorts.tls),
     REGISTRY_PORT: String(campaignPorts.registry),
     REGISTRY_MANAGEMENT_PORT: String(campaignPorts.management),
+    ZIPKIN_PORT: String(campaignPorts.zipkin),
     DATABASE_URL: `postgres://postgres@127.0.0.1:${campaignPorts.postgres}/postgres`,
   };
-  const saved = { ...process.env };
-  Object.assign(process.env, env);
-  try {
-    return loadStackConfig();
-  } finally {
-    for (const name of Object.keys(env)) {
-      if (saved[name] === undefined) delete process.env[name];
-      else process.env[name] = saved[name];
-    }
-  }
+  return loadStackConfig({ ...process.env, ...env });
 }
 
 /** Stops whatever an earlier run left, wipes its data (keeping the fetched jars), and starts afresh. */
@@ -46,6 +39,7 @@ export async function freshCampaignStack(config: StackConfig, report: (line: str
 }
 
 export async function stopCampaignStack(config: StackConfig): Promise<void> {
+  await stopZipkin(config);
   await stopRegistry(config);
   await stopKafka(config);
   await stopPostgres(config);

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { localKafkaEnv, ServicePrincipal } from '@app/messaging';
 import { AppName, RunningService, startService, stopService, waitForHealth } from '../run/service-process';
-import { kafkaBrokers, registryUrl, StackConfig } from '../stack/stack.config';
+import { kafkaBrokers, localTracingEnv, registryUrl, StackConfig } from '../stack/stack.config';
 
 export const services: ServicePrincipal[] = ['tasks', 'quota', 'generation', 'notification'];
 
@@ -89,6 +89,7 @@ export class Cluster {
       TOPIC_PREFIX: '',
       MODEL_BASE_URL: this.url('model-simulator'),
       REPORTS_DIR: path.join(this.stack.stackDir, 'reports'),
+      ...localTracingEnv(this.stack),
       ...(instance.app === 'model-simulator' ? {} : localKafkaEnv(instance.app, this.stack.stackDir)),
     };
     const running = startService(instance.app, instance.port, env, (line) => this.log(`[${instance.id}] ${line}`));

@@ -1,6 +1,7 @@
 import { loadServiceConfig, serviceNames } from '@app/config';
 import { AppName, RunningService, startService, stopService, waitForHealth } from './service-process';
 import { localKafkaEnv } from '@app/messaging';
+import { localTracingEnv } from '../stack/stack.config';
 
 const apps: AppName[] = ['model-simulator', ...serviceNames];
 
@@ -49,7 +50,9 @@ export class Supervisor {
   private launch(name: AppName): RunningService {
     // Each service connects to Kafka as its own principal (the local stack's credentials), unless told otherwise.
     const credentials = name === 'model-simulator' || process.env.KAFKA_USERNAME ? {} : localKafkaEnv(name);
-    const service = startService(name, portOf(name), { ...credentials, ...this.env }, (line) => this.print(`[${name.padEnd(15)}] ${line}`));
+    const service = startService(name, portOf(name), { ...credentials, ...localTracingEnv(), ...this.env }, (line) =>
+      this.print(`[${name.padEnd(15)}] ${line}`),
+    );
     this.running.set(name, service);
     service.child.once('exit', (code, signal) => {
       if (this.stopping) return;

@@ -9,6 +9,7 @@ export interface StackConfig {
   runDir: string;
   kafka: { version: string; host: string; port: number; controllerPort: number; tlsPort: number; heap: string };
   registry: { version: string; host: string; port: number; managementPort: number; heap: string; database: string };
+  zipkin: { version: string; host: string; port: number; heap: string };
   databaseUrl: string;
   serviceDatabases: string[];
 }
@@ -23,8 +24,8 @@ function pinnedVersion(property: string): string {
   return match[1];
 }
 
-function intFromEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
+function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value <= 0 || value > 65535) {
@@ -33,8 +34,8 @@ function intFromEnv(name: string, fallback: number): number {
   return value;
 }
 
-export function loadStackConfig(): StackConfig {
-  const stackDir = process.env.STACK_DIR ?? path.join(rootDir, '.stack');
+export function loadStackConfig(env: NodeJS.ProcessEnv = process.env): StackConfig {
+  const stackDir = env.STACK_DIR ?? path.join(rootDir, '.stack');
   return {
     rootDir,
     stackDir,
@@ -43,20 +44,26 @@ export function loadStackConfig(): StackConfig {
     kafka: {
       version: pinnedVersion('kafka.version'),
       host: '127.0.0.1',
-      port: intFromEnv('KAFKA_PORT', 19092),
-      controllerPort: intFromEnv('KAFKA_CONTROLLER_PORT', 19093),
-      tlsPort: intFromEnv('KAFKA_TLS_PORT', 19094),
-      heap: process.env.KAFKA_HEAP ?? '512m',
+      port: intFromEnv(env, 'KAFKA_PORT', 19092),
+      controllerPort: intFromEnv(env, 'KAFKA_CONTROLLER_PORT', 19093),
+      tlsPort: intFromEnv(env, 'KAFKA_TLS_PORT', 19094),
+      heap: env.KAFKA_HEAP ?? '512m',
     },
     registry: {
       version: pinnedVersion('apicurio.version'),
       host: '127.0.0.1',
-      port: intFromEnv('REGISTRY_PORT', 18081),
-      managementPort: intFromEnv('REGISTRY_MANAGEMENT_PORT', 18082),
-      heap: process.env.REGISTRY_HEAP ?? '384m',
-      database: process.env.REGISTRY_DATABASE ?? 'taskplatform_registry',
+      port: intFromEnv(env, 'REGISTRY_PORT', 18081),
+      managementPort: intFromEnv(env, 'REGISTRY_MANAGEMENT_PORT', 18082),
+      heap: env.REGISTRY_HEAP ?? '384m',
+      database: env.REGISTRY_DATABASE ?? 'taskplatform_registry',
     },
-    databaseUrl: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    zipkin: {
+      version: pinnedVersion('zipkin.version'),
+      host: '127.0.0.1',
+      port: intFromEnv(env, 'ZIPKIN_PORT', 19411),
+      heap: env.ZIPKIN_HEAP ?? '256m',
+    },
+    databaseUrl: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     serviceDatabases: ['tasks', 'quota', 'generation', 'notification'].map((s) => `taskplatform_${s}`),
   };
 }
@@ -67,4 +74,17 @@ export function kafkaBrokers(config: StackConfig): string {
 
 export function registryUrl(config: StackConfig): string {
   return `http://${config.registry.host}:${config.registry.port}/apis/ccompat/v7`;
+}
+
+export function zipkinUrl(config: StackConfig): string {
+  return `http://${config.zipkin.host}:${config.zipkin.port}`;
+}
+
+/**
+ * Where the services send their traces on this machine: the stack's Zipkin, unless the environment
+ * already chose an exporter (OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_ENDPOINT…), which then wins.
+ */
+export function localTracingEnv(config: StackConfig = loadStackConfig()): NodeJS.ProcessEnv {
+  if (process.env.OTEL_TRACES_EXPORTER || process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_SDK_DISABLED) return {};
+  return { OTEL_TRACES_EXPORTER: 'zipkin', OTEL_EXPORTER_ZIPKIN_ENDPOINT: `${zipkinUrl(config)}/api/v2/spans` };
 }

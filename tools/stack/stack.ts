@@ -4,8 +4,9 @@ import { postgresAnswers, postgresProcess, startPostgres, stopPostgres } from '.
 import { runningPid, portIsOpen, StackError } from './processes';
 import { registryAnswers, registryProcess, startRegistry, stopRegistry } from './registry';
 import { ensureSigningKeys } from './signing-keys';
+import { startZipkin, stopZipkin, zipkinAnswers, zipkinProcess } from './zipkin';
 import { createKafka, localKafkaCredentials, provisionTopicsAndAcls } from '@app/messaging';
-import { kafkaBrokers, loadStackConfig, registryUrl, StackConfig } from './stack.config';
+import { kafkaBrokers, loadStackConfig, registryUrl, StackConfig, zipkinUrl } from './stack.config';
 
 export interface PartStatus {
   part: string;
@@ -30,6 +31,7 @@ export async function stackUp(config: StackConfig = loadStackConfig(), report: (
     // Refuse a port held by someone else before fetching or starting anything.
     await refuseForeignPort('kafka', config.kafka.host, config.kafka.port, runningPid(kafkaProcess(config)));
     await refuseForeignPort('registry', config.registry.host, config.registry.port, runningPid(registryProcess(config)));
+    await refuseForeignPort('zipkin', config.zipkin.host, config.zipkin.port, runningPid(zipkinProcess(config)));
     ensureArtifacts(config);
 
     startedHere.push(() => stopKafka(config));
@@ -43,6 +45,11 @@ export async function stackUp(config: StackConfig = loadStackConfig(), report: (
     const registry = await startRegistry(config);
     if (registry === 'already up') startedHere.pop();
     report(`registry  ${registry.padEnd(10)} ${registryUrl(config)}  log ${registryProcess(config).logFile}`);
+
+    startedHere.push(() => stopZipkin(config));
+    const zipkin = await startZipkin(config);
+    if (zipkin === 'already up') startedHere.pop();
+    report(`zipkin    ${zipkin.padEnd(10)} ${zipkinUrl(config)}  (traces)  log ${zipkinProcess(config).logFile}`);
   } catch (error) {
     for (const stop of startedHere.reverse()) await stop().catch(() => false);
     throw error;
@@ -51,7 +58,8 @@ export async function stackUp(config: StackConfig = loadStackConfig(), report: (
 
 /** Stops only what the stack started (by pid file); an external PostgreSQL is never touched. */
 export async function stackDown(config: StackConfig = loadStackConfig(), report: (line: string) => void = () => undefined) {
-  // Registry first: it keeps its data in PostgreSQL.
+  report(`zipkin    ${(await stopZipkin(config)) ? 'stopped' : 'was not running'}`);
+  // Registry before PostgreSQL: it keeps its data there.
   report(`registry  ${(await stopRegistry(config)) ? 'stopped' : 'was not running'}`);
   report(`kafka     ${(await stopKafka(config)) ? 'stopped' : 'was not running'}`);
   report(`postgres  ${(await stopPostgres(config)) ? 'stopped' : 'not ours to stop, or not running'}`);
@@ -78,6 +86,13 @@ export async function stackStatus(config: StackConfig = loadStackConfig()): Prom
       answers: await registryAnswers(config),
       pid: runningPid(registryProcess(config)),
       log: registryProcess(config).logFile,
+    },
+    {
+      part: 'zipkin',
+      address: zipkinUrl(config),
+      answers: await zipkinAnswers(config),
+      pid: runningPid(zipkinProcess(config)),
+      log: zipkinProcess(config).logFile,
     },
   ];
 }

@@ -1,3 +1,4 @@
+import './instrument';
 import { bootstrapService } from '@app/service';
 import { NotificationModule } from './notification.module';
 

@@ -1,3 +1,4 @@
+import './instrument';
 import { bootstrapService } from '@app/service';
 import { QuotaModule } from './quota.module';
 

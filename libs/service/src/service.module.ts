@@ -7,6 +7,7 @@ import { createKnex, ensureDatabase, KNEX, Migration, migrateToLatest } from '@a
 import { HealthModule } from '@app/health';
 import { HandlerSource, MessagingModule } from '@app/messaging';
 import { HttpMetricsInterceptor, MetricsController } from '@app/metrics';
+import { stopTracing } from '@app/tracing';
 import { AuthGuard, TOKEN_VERIFIER } from './auth.guard';
 import { RequestHygieneInterceptor } from './request-hygiene.interceptor';
 
@@ -62,6 +63,7 @@ export class ServiceModule implements OnApplicationShutdown {
 
   async onApplicationShutdown(signal?: string): Promise<void> {
     await this.knex.destroy();
+    await stopTracing();
     this.logger.log(`stopped cleanly${signal ? ` on ${signal}` : ''}`);
   }
 }

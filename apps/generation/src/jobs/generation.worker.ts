@@ -1,7 +1,9 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { KNEX } from '@app/database';
+import { traceparentFor } from '@app/messaging';
 import { WorkerLoop } from '@app/timing';
+import { inSpan } from '@app/tracing';
 import { ModelClient } from '../model/model.client';
 import { ModelOutcome } from '../model/model-outcome.rules';
 import { GENERATION_CONFIG, GenerationConfig } from '../generation.config';
@@ -78,7 +80,13 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
     });
   }
 
-  private async attempt(job: Job): Promise<void> {
+  /** One attempt is one span of the task's trace: the model call and the recorded outcome sit inside it. */
+  private attempt(job: Job): Promise<void> {
+    const facts = { taskId: job.task_id, attempt: job.attempts };
+    return inSpan('generation attempt', { parent: job.traceparent ?? traceparentFor(job.correlation_id), facts }, () => this.runAttempt(job));
+  }
+
+  private async runAttempt(job: Job): Promise<void> {
     const attempt = job.attempts;
     let outcome = await this.model.generate({ taskId: job.task_id, attempt, reportType: job.report_type, input: job.input });
     let reportRef: string | undefined;

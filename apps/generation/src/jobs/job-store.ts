@@ -2,7 +2,8 @@ import { retries } from '@app/metrics';
 import { afterCommit } from '@app/database';
 import type { Knex } from 'knex';
 import { capText, newEvent } from '@app/events';
-import { addToOutbox } from '@app/messaging';
+import { addToOutbox, traceparentFor } from '@app/messaging';
+import { inSpan } from '@app/tracing';
 import type { ModelOutcome } from '../model/model-outcome.rules';
 import { AttemptDecision } from './attempt-outcome.rules';
 
@@ -14,6 +15,7 @@ export interface Job {
   input: unknown;
   debit_event_id: string;
   attempts: number;
+  traceparent: string | null;
 }
 
 const origin = (job: Job) => ({ taskId: job.task_id, userId: job.user_id, correlationId: job.correlation_id, causationId: job.debit_event_id });
@@ -54,7 +56,10 @@ export async function claimDueJobs(knex: Knex, limit: number, leaseMs: number, s
         .where({ task_id: job.task_id })
         .update({ status: 'running', attempts: job.attempts, lease_until: new Date(Date.now() + leaseMs), updated_at: trx.fn.now() });
       await trx('generation_attempts').insert({ task_id: job.task_id, attempt: job.attempts, started_at: trx.fn.now() });
-      await addToOutbox(trx, newEvent('GenerationStarted', { attempt: job.attempts }, origin(job), 'generation'));
+      // In the task's trace, under the context the job was scheduled in (the claim itself is in none).
+      const started = newEvent('GenerationStarted', { attempt: job.attempts }, origin(job), 'generation');
+      const facts = { taskId: job.task_id, attempt: job.attempts };
+      await inSpan('generation attempt claimed', { parent: job.traceparent ?? traceparentFor(job.correlation_id), facts }, () => addToOutbox(trx, started));
     }
     return due;
   });

@@ -1,8 +1,10 @@
 import type { Knex } from 'knex';
+import { traceparentOf } from '@app/tracing';
 
 /**
  * Generation keeps its own copy of what a task asks for (from TaskAccepted) and of its go-ahead
- * (QuotaDebited). Request and debit together make the job due, whichever comes second.
+ * (QuotaDebited). Request and debit together make the job due, whichever comes second; the job keeps the
+ * trace context of that second event, under which its attempts will run.
  */
 export async function upsertJob(
   trx: Knex.Transaction,
@@ -17,5 +19,5 @@ export async function upsertJob(
     .where({ task_id: event.taskId, status: 'awaiting' })
     .whereNotNull('request_event_id')
     .whereNotNull('debit_event_id')
-    .update({ status: 'scheduled', next_attempt_at: trx.fn.now(), updated_at: trx.fn.now() });
+    .update({ status: 'scheduled', next_attempt_at: trx.fn.now(), updated_at: trx.fn.now(), traceparent: traceparentOf() ?? null });
 }

@@ -5,8 +5,9 @@ import type { Knex } from 'knex';
 import { Webhook } from 'standardwebhooks';
 import { KNEX } from '@app/database';
 import { causedBy, EventOf } from '@app/events';
-import { addToOutbox } from '@app/messaging';
+import { addToOutbox, traceparentFor } from '@app/messaging';
 import { exponentialDelay, WorkerLoop } from '@app/timing';
+import { inSpan } from '@app/tracing';
 import { NOTIFICATION_CONFIG, NotificationConfig } from '../notification.config';
 import { SecretBox } from '../webhooks/secret-box';
 import { postWebhook } from '../webhooks/webhook-client';
@@ -26,6 +27,7 @@ interface Pending {
   secret_sealed: string;
   previous_secret_sealed: string | null;
   previous_secret_until: Date | null;
+  traceparent: string | null;
 }
 
 /**
@@ -74,7 +76,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
         .join('webhooks as w', 'w.user_id', 'n.user_id')
         .where('n.status', 'pending')
         .where('n.next_delivery_at', '<=', trx.fn.now())
-        .select('n.id', 'n.user_id', 'n.outcome', 'n.event_id', 'n.message', 'n.payload', 'n.delivery_attempts', 'w.url')
+        .select('n.id', 'n.user_id', 'n.outcome', 'n.event_id', 'n.message', 'n.payload', 'n.delivery_attempts', 'n.traceparent', 'w.url')
         .select('w.secret_sealed', 'w.previous_secret_sealed', 'w.previous_secret_until')
         .orderBy('n.next_delivery_at')
         .limit(limit)
@@ -90,7 +92,13 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     });
   }
 
-  private async deliver(n: Pending): Promise<void> {
+  /** One webhook attempt is one span of the task's trace, under the context the notification was created in. */
+  private deliver(n: Pending): Promise<void> {
+    const facts = { taskId: n.payload.taskId, eventId: n.event_id, eventType: n.outcome, attempt: n.delivery_attempts };
+    return inSpan('webhook delivery', { parent: n.traceparent ?? traceparentFor(n.payload.correlationId), facts }, () => this.attemptDelivery(n));
+  }
+
+  private async attemptDelivery(n: Pending): Promise<void> {
     const body = JSON.stringify({
       type: n.outcome === 'TaskCompleted' ? 'task.completed' : 'task.failed',
       timestamp: new Date().toISOString(),

@@ -1,5 +1,6 @@
 import { causedBy, EventOf } from '@app/events';
 import type { HandlerContext } from '@app/messaging';
+import { traceparentOf } from '@app/tracing';
 
 type Outcome = EventOf<'TaskCompleted'> | EventOf<'TaskFailed'>;
 
@@ -29,6 +30,7 @@ export async function notifyUser(event: Outcome, { trx, publish, afterCommit }: 
       status: webhook ? 'pending' : 'delivered',
       next_delivery_at: webhook ? trx.fn.now() : null,
       delivered_at: webhook ? null : trx.fn.now(),
+      traceparent: traceparentOf() ?? null,
     })
     .onConflict(['task_id', 'outcome'])
     .ignore()

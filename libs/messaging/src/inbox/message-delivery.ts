@@ -9,6 +9,8 @@ import { deadLetterMessage } from '../dead-letters';
 import { ErrorCode, errorCodeOf, isInfrastructureError, isRetriable, PlatformError } from '@app/failures';
 import { EventCodec } from '../event.codec';
 import { addToOutbox } from '../outbox/add-to-outbox';
+import { traceparentFor } from '../trace';
+import { failSpan, inSpan, Span, SpanKind } from '@app/tracing';
 import { EventHandler, EventHandlers, HandlerContext } from './event-handlers';
 import { pauseHeartbeating } from './pause-heartbeating';
 import { recordInInbox } from './record-in-inbox';
@@ -93,8 +95,32 @@ export class MessageDelivery {
     }
     const handler = this.options.handlers[event.eventType] as EventHandler<EventType> | undefined;
     if (!handler) return 'handled'; // cannot happen since values must match their topic; kept as a guard
+    // A child of the producer's span; an outside producer that set no traceparent gets the task's trace.
+    const parent = message.headers?.traceparent?.toString() ?? traceparentFor(event.correlationId);
+    const facts = {
+      taskId: event.taskId,
+      eventId: event.eventId,
+      eventType: event.eventType,
+      consumer: this.options.name,
+      'messaging.destination.name': topic,
+    };
+    return inSpan(`process ${event.eventType}`, { parent, kind: SpanKind.CONSUMER, facts }, (span) =>
+      this.handle(event, handler, topic, partition, message, control, span),
+    );
+  }
 
+  /** The handler in its transaction with the inbox row, retried in place while it fails transiently. */
+  private async handle(
+    event: DomainEvent,
+    handler: EventHandler<EventType>,
+    topic: string,
+    partition: number,
+    message: KafkaMessage,
+    control: BatchControl,
+    span: Span,
+  ): Promise<Delivery> {
     for (let attempt = 1; ; attempt++) {
+      span.setAttribute('attempt', attempt);
       try {
         const firstTime = await this.knex.transaction(async (trx) => {
           const fresh = await recordInInbox(trx, {
@@ -108,6 +134,7 @@ export class MessageDelivery {
           if (fresh) await handler(event as never, this.contextFor(trx, topic, partition, message));
           return fresh;
         });
+        span.setAttribute('delivery', firstTime ? 'handled' : 'duplicate');
         if (firstTime) this.stats.processed++;
         else {
           this.stats.duplicates++;
@@ -117,6 +144,7 @@ export class MessageDelivery {
       } catch (error) {
         if (isInfrastructureError(error)) throw error;
         if (!isRetriable(error) || attempt >= this.options.maxAttempts) {
+          failSpan(span, error);
           await this.deadLetter(topic, partition, message, errorCodeOf(error), error, attempt);
           return 'dead-lettered';
         }

@@ -4,6 +4,7 @@ import type { Kafka, Message, Producer, TopicMessages } from 'kafkajs';
 import { DomainEvent } from '@app/events';
 import { EventCodec } from '../event.codec';
 import { WorkerLoop } from '@app/timing';
+import { failSpan, openSpan, Span, SpanKind, traceparentOf } from '@app/tracing';
 import { outboxCommitted, outboxSignal } from './outbox-signal';
 
 export interface RelayOptions {
@@ -33,6 +34,21 @@ interface Encoded {
   topic: string;
   message: Message;
   bytes: number;
+}
+
+/**
+ * Each row is published in a span of the trace it was written in (its stored context, not the relay's),
+ * and the message carries that span's context for its consumers.
+ */
+function openPublishSpans(request: Encoded[]): Span[] {
+  return request.map((encoded) => {
+    const { row } = encoded;
+    const facts = { taskId: row.message_key, eventId: row.headers.eventId, eventType: row.event_type, 'messaging.destination.name': encoded.topic };
+    const span = openSpan(`publish ${row.event_type}`, { parent: row.headers.traceparent, kind: SpanKind.PRODUCER, facts });
+    const traceparent = traceparentOf(span);
+    if (traceparent) encoded.message = { ...encoded.message, headers: { ...row.headers, traceparent } };
+    return span;
+  });
 }
 
 export interface RelayStats {
@@ -125,15 +141,19 @@ export class OutboxRelay {
       const requests = splitByBytes(await this.encode(batch), this.maxBatchBytes);
       let published = 0;
       for (const request of requests) {
+        const spans = openPublishSpans(request);
         try {
           await this.producer.sendBatch({ acks: -1, topicMessages: toTopicMessages(request) });
         } catch (error) {
+          for (const span of spans) failSpan(span, error);
           if (!isTooLarge(error)) {
             if (published === 0) throw error;
             break; // keep what was sent; the rest goes next round
           }
           await this.refusedForSize(trx, request, error);
           return { published, more: true };
+        } finally {
+          for (const span of spans) span.end();
         }
         await trx('outbox')
           .whereIn(

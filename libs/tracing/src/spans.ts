@@ -1,0 +1,78 @@
+import { context, propagation, ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+
+export { SpanKind };
+export type { Span };
+
+/** What a span says about the work it covers; the ids an operator searches by. */
+export interface SpanFacts {
+  taskId?: string;
+  eventId?: string;
+  eventType?: string;
+  attempt?: number;
+  [name: string]: string | number | boolean | undefined;
+}
+
+export interface SpanOptions {
+  /** The W3C traceparent of the work this continues (a Kafka header, a stored row); none: the active context. */
+  parent?: string;
+  kind?: SpanKind;
+  facts?: SpanFacts;
+}
+
+const tracer = () => trace.getTracer('task-platform');
+
+function parentContext(parent: string | undefined) {
+  return parent === undefined ? context.active() : propagation.extract(ROOT_CONTEXT, { traceparent: parent });
+}
+
+function withoutUndefined(facts: SpanFacts = {}): Record<string, string | number | boolean> {
+  return Object.fromEntries(Object.entries(facts).filter(([, value]) => value !== undefined)) as Record<string, string | number | boolean>;
+}
+
+/**
+ * Runs `work` in a new span, child of `parent` (or of the active span): the span is active inside,
+ * so the queries, calls and outbox rows made there belong to it. A failure is recorded and rethrown.
+ * Without a tracing SDK, the span is a no-op and costs next to nothing.
+ */
+export async function inSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
+  return tracer().startActiveSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, attributes: withoutUndefined(options.facts) },
+    parentContext(options.parent),
+    async (span) => {
+      try {
+        return await work(span);
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.message });
+        throw error;
+      } finally {
+        span.end();
+      }
+    },
+  );
+}
+
+/** A span the caller ends itself: for work that is not one function call (a message in a batch). */
+export function openSpan(name: string, options: SpanOptions): Span {
+  return tracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: withoutUndefined(options.facts) }, parentContext(options.parent));
+}
+
+/** The traceparent of `span`, or of the active span; undefined when nothing is being traced. */
+export function traceparentOf(span?: Span): string | undefined {
+  const carrier: { traceparent?: string } = {};
+  const ctx = span ? trace.setSpan(context.active(), span) : context.active();
+  if (!trace.getSpanContext(ctx)) return undefined;
+  propagation.inject(ctx, carrier);
+  return carrier.traceparent;
+}
+
+/** The trace id of the active span, for logs; undefined when nothing is being traced. */
+export function activeTraceId(): string | undefined {
+  return trace.getSpanContext(context.active())?.traceId;
+}
+
+export function failSpan(span: Span, error: unknown): void {
+  span.recordException(error as Error);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error)?.message });
+}

@@ -1,0 +1,44 @@
+import type { IncomingMessage } from 'node:http';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+
+let sdk: NodeSDK | undefined;
+
+/** Scrapes and probes are not part of any task's story: tracing them would bury the traces that are. */
+const untracedPaths = new Set(['/metrics', '/health', '/health/live', '/health/ready']);
+
+/**
+ * Starts OpenTelemetry for a service: before anything else is loaded, so that the http and pg
+ * modules are instrumented. Configured by the standard OTEL_* variables (OTLP by default,
+ * OTEL_TRACES_EXPORTER=zipkin|console|none, OTEL_SDK_DISABLED=true to turn it off). Metrics and logs
+ * have their own channels (GET /metrics, JSON lines on stdout), so only traces are exported.
+ */
+export function startTracing(serviceName: string): void {
+  if (sdk || process.env.OTEL_SDK_DISABLED === 'true') return;
+  process.env.OTEL_METRICS_EXPORTER ??= 'none';
+  process.env.OTEL_LOGS_EXPORTER ??= 'none';
+  sdk = new NodeSDK({
+    serviceName: process.env.OTEL_SERVICE_NAME || serviceName,
+    instrumentations: [
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (request: IncomingMessage) => untracedPaths.has((request.url ?? '').split('?')[0]),
+        // Outgoing calls are traced only inside a task's trace (a model attempt, a webhook attempt).
+        requireParentforOutgoingSpans: true,
+      }),
+      // fetch (the model client): likewise only inside a trace.
+      new UndiciInstrumentation({ requireParentforSpans: true }),
+      // Queries are traced only inside a span: the relay's and workers' polling would drown the rest.
+      new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
+    ],
+  });
+  sdk.start();
+}
+
+/** Sends the spans still buffered; called when the service shuts down. */
+export async function stopTracing(): Promise<void> {
+  const running = sdk;
+  sdk = undefined;
+  await running?.shutdown().catch(() => undefined);
+}

@@ -1,0 +1,162 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, Server } from 'node:http';
+import { newEvent } from '@app/events';
+import { EventCodec } from '@app/messaging';
+import { defaults } from '@app/config';
+import { loadStackConfig, zipkinUrl } from '../../tools/stack/stack.config';
+import { Platform } from '../support/platform';
+import { authAs } from '../support/tokens';
+import { freePort } from '../support/unique';
+import { waitFor } from '../support/wait-for';
+
+interface ZipkinSpan {
+  traceId: string;
+  id: string;
+  parentId?: string;
+  name: string;
+  kind?: string;
+  timestamp: number;
+  localEndpoint: { serviceName: string };
+  tags?: Record<string, string>;
+}
+
+const zipkin = zipkinUrl(loadStackConfig());
+
+/** Every trace Zipkin holds with a span tagged with this task's id. */
+async function tracesOf(taskId: string): Promise<ZipkinSpan[][]> {
+  const response = await fetch(`${zipkin}/api/v2/traces?annotationQuery=${encodeURIComponent(`taskId=${taskId}`)}&lookback=3600000&limit=10`);
+  expect(response.status).toBe(200);
+  return (await response.json()) as ZipkinSpan[][];
+}
+
+/** The span and its ancestors, up to the trace's root. */
+function ancestry(span: ZipkinSpan, trace: ZipkinSpan[]): ZipkinSpan[] {
+  const byId = new Map(trace.map((s) => [s.id, s]));
+  const chain = [span];
+  for (let parent = byId.get(span.parentId ?? ''); parent; parent = byId.get(parent.parentId ?? '')) chain.push(parent);
+  return chain.reverse();
+}
+
+/** One trace per task, exported to the stack's Zipkin, across the four services and every Kafka hop. */
+describe('traces', () => {
+  const platform = new Platform();
+  let receiver: Server;
+  beforeAll(async () => {
+    await platform.start();
+    const port = await freePort();
+    receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    }).listen(port, '127.0.0.1');
+    const registered = await fetch(`${platform.url('notification')}/users/traced/webhook`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', ...(await authAs('traced')) },
+      body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook` }),
+    });
+    expect(registered.status).toBe(200);
+  });
+  afterAll(async () => {
+    receiver.close();
+    await platform.stop();
+  });
+
+  it('follows a task from POST /tasks through every service, the model call and the webhook, in causal order', async () => {
+    const taskId = (await platform.submit('traced', { simulate: { transientFailures: 1 } })).body.taskId as string;
+    await platform.settled(taskId);
+    let trace: ZipkinSpan[] = [];
+    await waitFor(
+      async () => {
+        const traces = await tracesOf(taskId);
+        trace = traces[0] ?? [];
+        // Each service exports on its own schedule: wait until the last hops of all four have arrived.
+        const names = new Set(trace.map((s) => `${s.localEndpoint.serviceName}: ${s.name}`));
+        const last = [
+          'quota: process generationsucceeded',
+          'notification: webhook delivery',
+          'tasks: process notificationsent',
+          'generation: publish generationsucceeded',
+        ];
+        return last.every((name) => names.has(name));
+      },
+      { what: "the task's trace in Zipkin", timeoutMs: 30_000 },
+    );
+
+    expect(await tracesOf(taskId)).toHaveLength(1);
+    expect(new Set(trace.map((s) => s.localEndpoint.serviceName))).toEqual(new Set(['tasks', 'quota', 'generation', 'notification']));
+    const root = trace.find((s) => !s.parentId)!;
+    expect(root).toMatchObject({ kind: 'SERVER', localEndpoint: { serviceName: 'tasks' } });
+    expect(root.name).toMatch(/^post/);
+    // Every span but the root has its parent in the trace, and starts no earlier than it.
+    const ids = new Map(trace.map((s) => [s.id, s]));
+    for (const span of trace.filter((s) => s !== root)) {
+      expect(ids.has(span.parentId!)).toBe(true);
+      expect(span.timestamp).toBeGreaterThanOrEqual(ids.get(span.parentId!)!.timestamp);
+    }
+
+    // Two model attempts (the first fails transiently), each with its call to the model inside it.
+    const attempts = trace.filter((s) => s.name === 'generation attempt');
+    expect(attempts.map((s) => s.tags?.attempt).sort()).toEqual(['1', '2']);
+    for (const attempt of attempts) {
+      expect(attempt.tags?.taskId).toBe(taskId);
+      expect(trace.some((s) => s.parentId === attempt.id && s.kind === 'CLIENT' && s.localEndpoint.serviceName === 'generation')).toBe(true);
+    }
+
+    // The webhook attempt descends, hop by hop, from the request: the full story in one chain.
+    const delivery = trace.find((s) => s.name === 'webhook delivery')!;
+    expect(delivery.tags).toMatchObject({ taskId, eventType: 'TaskCompleted', attempt: '1' });
+    const story = ancestry(delivery, trace).filter((s) => /^(publish|process) /.test(s.name) || ['generation attempt', 'webhook delivery'].includes(s.name));
+    const hops = story.map((s) => `${s.localEndpoint.serviceName}: ${s.name}`);
+    const expected = [
+      'tasks: publish taskaccepted',
+      'generation: process quotadebited',
+      'generation: generation attempt',
+      'generation: publish generationsucceeded',
+      'tasks: process generationsucceeded',
+      'tasks: publish taskcompleted',
+      'notification: process taskcompleted',
+      'notification: webhook delivery',
+    ];
+    for (const hop of expected) expect(hops).toContain(hop);
+    expect(expected.map((hop) => hops.indexOf(hop))).toEqual([...expected.map((hop) => hops.indexOf(hop))].sort((a, b) => a - b));
+    // The worker's claim publishes GenerationStarted in the task's trace too, once per attempt.
+    expect(trace.filter((s) => s.name === 'publish generationstarted')).toHaveLength(2);
+    for (const span of trace.filter((s) => /^(publish|process) /.test(s.name))) {
+      expect(span.tags).toMatchObject({ taskId, eventType: expect.any(String), eventId: expect.any(String) });
+    }
+  });
+
+  it("continues the trace an outside producer's TaskRequested carries in its traceparent", async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const parentSpanId = randomBytes(8).toString('hex');
+    const origin = { taskId: randomUUID(), userId: 'traced-outside', correlationId: randomUUID(), causationId: null };
+    const requested = newEvent('TaskRequested', { idempotencyKey: null, reportType: 'summary', input: '{}' }, origin, 'billing-system');
+    const codec = new EventCodec(defaults.schemaRegistryUrl, platform.env.topicPrefix);
+    const producer = platform.kafka.producer();
+    await producer.connect();
+    try {
+      const headers = { eventId: requested.eventId, eventType: requested.eventType, traceparent: `00-${traceId}-${parentSpanId}-01` };
+      await producer.send({
+        topic: codec.topicFor('TaskRequested'),
+        acks: -1,
+        messages: [{ key: requested.taskId, value: await codec.encode(requested), headers }],
+      });
+    } finally {
+      await producer.disconnect();
+    }
+    await platform.settled(requested.taskId);
+    let trace: ZipkinSpan[] = [];
+    await waitFor(
+      async () => {
+        const response = await fetch(`${zipkin}/api/v2/trace/${traceId}`);
+        trace = response.ok ? ((await response.json()) as ZipkinSpan[]) : [];
+        const services = new Set(trace.map((s) => s.localEndpoint.serviceName));
+        return services.size === 4 && trace.some((s) => s.name === 'process taskcompleted' && s.localEndpoint.serviceName === 'notification');
+      },
+      { what: 'the outside trace in Zipkin', timeoutMs: 30_000 },
+    );
+    const first = trace.find((s) => s.name === 'process taskrequested')!;
+    expect(first).toMatchObject({ parentId: parentSpanId, localEndpoint: { serviceName: 'tasks' }, tags: { taskId: requested.taskId } });
+    expect(new Set(trace.map((s) => s.localEndpoint.serviceName))).toEqual(new Set(['tasks', 'quota', 'generation', 'notification']));
+    expect(trace.every((s) => s.traceId === traceId)).toBe(true);
+  });
+});
