@@ -34,7 +34,7 @@ export function startService(name: AppName, port: number, env: NodeJS.ProcessEnv
   const collect = (chunk: Buffer) => {
     for (const line of chunk.toString().split('\n').filter(Boolean)) {
       lines.push(line);
-      if (lines.length > 500) lines.shift();
+      if (lines.length > 20_000) lines.shift();
       onLine(line);
     }
   };

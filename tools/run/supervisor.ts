@@ -2,6 +2,7 @@ import { loadServiceConfig, serviceNames } from '@app/config';
 import { AppName, RunningService, startService, stopService, waitForHealth } from './service-process';
 import { localKafkaEnv } from '@app/messaging';
 import { localTracingEnv } from '../stack/stack.config';
+import { formatLogLine } from './log-format';
 
 const apps: AppName[] = ['model-simulator', ...serviceNames];
 
@@ -51,7 +52,7 @@ export class Supervisor {
     // Each service connects to Kafka as its own principal (the local stack's credentials), unless told otherwise.
     const credentials = name === 'model-simulator' || process.env.KAFKA_USERNAME ? {} : localKafkaEnv(name);
     const service = startService(name, portOf(name), { ...credentials, ...localTracingEnv(), ...this.env }, (line) =>
-      this.print(`[${name.padEnd(15)}] ${line}`),
+      this.print(`[${name.padEnd(15)}] ${formatLogLine(line)}`),
     );
     this.running.set(name, service);
     service.child.once('exit', (code, signal) => {

@@ -9,6 +9,7 @@ import { HandlerSource, MessagingModule } from '@app/messaging';
 import { HttpMetricsInterceptor, MetricsController } from '@app/metrics';
 import { stopTracing } from '@app/tracing';
 import { AuthGuard, TOKEN_VERIFIER } from './auth.guard';
+import { createRootLogger, loggingModule } from './logging';
 import { RequestHygieneInterceptor } from './request-hygiene.interceptor';
 
 export interface ServiceOptions {
@@ -37,7 +38,7 @@ export class ServiceModule implements OnApplicationShutdown {
     return {
       module: ServiceModule,
       global: true,
-      imports: [HealthModule, MessagingModule.forRoot(options.handlers)],
+      imports: [loggingModule(createRootLogger(options.service)), HealthModule, MessagingModule.forRoot(options.handlers)],
       controllers: [MetricsController],
       providers: [
         { provide: SERVICE_CONFIG, useFactory: () => loadServiceConfig(options.service) },

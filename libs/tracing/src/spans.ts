@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { context, propagation, ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 
 export { SpanKind };
@@ -21,6 +22,15 @@ export interface SpanOptions {
 
 const tracer = () => trace.getTracer('task-platform');
 
+/** The facts of the spans the current work runs in, for the logs (tracing on or off). */
+const factsInScope = new AsyncLocalStorage<SpanFacts>();
+
+/** taskId, eventId… of the work being done now, and its traceId when traced: what a log line should carry. */
+export function currentFacts(): SpanFacts {
+  const traceId = trace.getSpanContext(context.active())?.traceId;
+  return { ...factsInScope.getStore(), ...(traceId ? { traceId } : {}) };
+}
+
 function parentContext(parent: string | undefined) {
   return parent === undefined ? context.active() : propagation.extract(ROOT_CONTEXT, { traceparent: parent });
 }
@@ -35,6 +45,11 @@ function withoutUndefined(facts: SpanFacts = {}): Record<string, string | number
  * Without a tracing SDK, the span is a no-op and costs next to nothing.
  */
 export async function inSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
+  const facts = { ...factsInScope.getStore(), ...withoutUndefined(options.facts) };
+  return factsInScope.run(facts, () => runInSpan(name, options, work));
+}
+
+function runInSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
   return tracer().startActiveSpan(
     name,
     { kind: options.kind ?? SpanKind.INTERNAL, attributes: withoutUndefined(options.facts) },
@@ -65,11 +80,6 @@ export function traceparentOf(span?: Span): string | undefined {
   if (!trace.getSpanContext(ctx)) return undefined;
   propagation.inject(ctx, carrier);
   return carrier.traceparent;
-}
-
-/** The trace id of the active span, for logs; undefined when nothing is being traced. */
-export function activeTraceId(): string | undefined {
-  return trace.getSpanContext(context.active())?.traceId;
 }
 
 export function failSpan(span: Span, error: unknown): void {

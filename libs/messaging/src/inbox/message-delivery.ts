@@ -101,6 +101,7 @@ export class MessageDelivery {
       taskId: event.taskId,
       eventId: event.eventId,
       eventType: event.eventType,
+      correlationId: event.correlationId,
       consumer: this.options.name,
       'messaging.destination.name': topic,
     };
@@ -135,6 +136,7 @@ export class MessageDelivery {
           return fresh;
         });
         span.setAttribute('delivery', firstTime ? 'handled' : 'duplicate');
+        this.logger.debug(`${firstTime ? 'handled' : 'already handled'} ${event.eventType} from ${topic}[${partition}]@${message.offset}`);
         if (firstTime) this.stats.processed++;
         else {
           this.stats.duplicates++;

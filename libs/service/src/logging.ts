@@ -1,0 +1,67 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LoggerModule } from 'nestjs-pino';
+import pino, { Logger as Pino } from 'pino';
+import { currentFacts } from '@app/tracing';
+
+/** Nest's level names to pino's: LOG_LEVEL keeps meaning what it meant. */
+const pinoLevels: Record<string, string> = { fatal: 'fatal', error: 'error', warn: 'warn', log: 'info', debug: 'debug', verbose: 'trace' };
+
+/** Requests too frequent and too dull to log one by one. */
+const quietPaths = new Set(['/metrics', '/health', '/health/live', '/health/ready']);
+
+/**
+ * Whatever a message says, what must never reach a log: a password in a URL, a bearer token, a
+ * webhook secret. Requests are logged without their headers in the first place; this catches the
+ * rest (an error that quotes a connection string, say).
+ */
+export function scrubSecrets(text: string): string {
+  return text
+    .replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]+@/gi, '$1***@')
+    .replace(/\b(bearer\s+)[\w.~+/-]+=*/gi, '$1***')
+    .replace(/\bwhsec_[A-Za-z0-9+/=]+/g, 'whsec_***')
+    .replace(/\beyJ[\w-]+\.[\w-]+\.[\w-]+/g, '***');
+}
+
+function scrubbed(value: unknown): unknown {
+  if (typeof value === 'string') return scrubSecrets(value);
+  if (value instanceof Error) return { type: value.name, message: scrubSecrets(value.message), stack: value.stack && scrubSecrets(value.stack) };
+  return value;
+}
+
+/**
+ * JSON lines on stdout, one logger per process: each line has the service's name and, where known,
+ * the taskId, eventId, correlationId and traceId of the work it is about (from the spans in scope).
+ */
+export function createRootLogger(service: string): Pino {
+  return pino({
+    level: pinoLevels[process.env.LOG_LEVEL ?? ''] ?? 'info',
+    base: { service },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    mixin: () => {
+      const { taskId, eventId, correlationId, traceId } = currentFacts();
+      return Object.fromEntries(Object.entries({ taskId, eventId, correlationId, traceId }).filter(([, v]) => v !== undefined));
+    },
+    hooks: {
+      logMethod(args, method) {
+        method.apply(this, args.map(scrubbed) as Parameters<typeof method>);
+      },
+    },
+  });
+}
+
+/** Nest's logging through pino, with one line per HTTP request: method, path, status, time; never a header. */
+export function loggingModule(logger: Pino) {
+  return LoggerModule.forRoot({
+    pinoHttp: {
+      logger,
+      autoLogging: { ignore: (req: IncomingMessage) => quietPaths.has((req.url ?? '').split('?')[0]) },
+      serializers: {
+        req: (req: IncomingMessage & { id?: unknown }) => ({ id: req.id, method: req.method, url: scrubSecrets((req.url ?? '').split('?')[0]) }),
+        res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
+      },
+      customSuccessMessage: (req: IncomingMessage, res: ServerResponse) => `${req.method} ${(req.url ?? '').split('?')[0]} ${res.statusCode}`,
+      customErrorMessage: (req: IncomingMessage, res: ServerResponse) => `${req.method} ${(req.url ?? '').split('?')[0]} ${res.statusCode}`,
+    },
+  });
+}
