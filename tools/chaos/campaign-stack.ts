@@ -7,6 +7,7 @@ import { runningPid, sleep } from '../stack/processes';
 import { registryProcess, startRegistry, stopRegistry } from '../stack/registry';
 import { stackUp } from '../stack/stack';
 import { stopZipkin } from '../stack/zipkin';
+import { stopPrometheus } from '../stack/prometheus';
 import { loadStackConfig, StackConfig } from '../stack/stack.config';
 
 /**
@@ -14,7 +15,16 @@ import { loadStackConfig, StackConfig } from '../stack/stack.config';
  * initdb, since nothing answers on its port), so that killing the database or the broker never
  * touches `npm start`'s stack or the machine's own server. Its data is made fresh for every run.
  */
-export const campaignPorts = { kafka: 29092, controller: 29093, tls: 29094, registry: 28081, management: 28082, postgres: 25432, zipkin: 29411 };
+export const campaignPorts = {
+  kafka: 29092,
+  controller: 29093,
+  tls: 29094,
+  registry: 28081,
+  management: 28082,
+  postgres: 25432,
+  zipkin: 29411,
+  prometheus: 29090,
+};
 
 export function campaignStackConfig(rootDir: string): StackConfig {
   const env = {
@@ -25,6 +35,7 @@ export function campaignStackConfig(rootDir: string): StackConfig {
     REGISTRY_PORT: String(campaignPorts.registry),
     REGISTRY_MANAGEMENT_PORT: String(campaignPorts.management),
     ZIPKIN_PORT: String(campaignPorts.zipkin),
+    PROMETHEUS_PORT: String(campaignPorts.prometheus),
     DATABASE_URL: `postgres://postgres@127.0.0.1:${campaignPorts.postgres}/postgres`,
   };
   return loadStackConfig({ ...process.env, ...env });
@@ -39,6 +50,7 @@ export async function freshCampaignStack(config: StackConfig, report: (line: str
 }
 
 export async function stopCampaignStack(config: StackConfig): Promise<void> {
+  await stopPrometheus(config);
   await stopZipkin(config);
   await stopRegistry(config);
   await stopKafka(config);

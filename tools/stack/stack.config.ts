@@ -10,6 +10,7 @@ export interface StackConfig {
   kafka: { version: string; host: string; port: number; controllerPort: number; tlsPort: number; heap: string };
   registry: { version: string; host: string; port: number; managementPort: number; heap: string; database: string };
   zipkin: { version: string; host: string; port: number; heap: string };
+  prometheus: { host: string; port: number };
   databaseUrl: string;
   serviceDatabases: string[];
 }
@@ -63,6 +64,7 @@ export function loadStackConfig(env: NodeJS.ProcessEnv = process.env): StackConf
       port: intFromEnv(env, 'ZIPKIN_PORT', 19411),
       heap: env.ZIPKIN_HEAP ?? '256m',
     },
+    prometheus: { host: '127.0.0.1', port: intFromEnv(env, 'PROMETHEUS_PORT', 19090) },
     databaseUrl: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     serviceDatabases: ['tasks', 'quota', 'generation', 'notification'].map((s) => `taskplatform_${s}`),
   };
@@ -74,6 +76,10 @@ export function kafkaBrokers(config: StackConfig): string {
 
 export function registryUrl(config: StackConfig): string {
   return `http://${config.registry.host}:${config.registry.port}/apis/ccompat/v7`;
+}
+
+export function prometheusUrl(config: StackConfig): string {
+  return `http://${config.prometheus.host}:${config.prometheus.port}`;
 }
 
 export function zipkinUrl(config: StackConfig): string {

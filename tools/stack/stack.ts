@@ -5,8 +5,9 @@ import { runningPid, portIsOpen, StackError } from './processes';
 import { registryAnswers, registryProcess, startRegistry, stopRegistry } from './registry';
 import { ensureSigningKeys } from './signing-keys';
 import { startZipkin, stopZipkin, zipkinAnswers, zipkinProcess } from './zipkin';
+import { prometheusAnswers, prometheusProcess, startPrometheus, stopPrometheus } from './prometheus';
 import { createKafka, localKafkaCredentials, provisionTopicsAndAcls } from '@app/messaging';
-import { kafkaBrokers, loadStackConfig, registryUrl, StackConfig, zipkinUrl } from './stack.config';
+import { kafkaBrokers, loadStackConfig, prometheusUrl, registryUrl, StackConfig, zipkinUrl } from './stack.config';
 
 export interface PartStatus {
   part: string;
@@ -32,6 +33,7 @@ export async function stackUp(config: StackConfig = loadStackConfig(), report: (
     await refuseForeignPort('kafka', config.kafka.host, config.kafka.port, runningPid(kafkaProcess(config)));
     await refuseForeignPort('registry', config.registry.host, config.registry.port, runningPid(registryProcess(config)));
     await refuseForeignPort('zipkin', config.zipkin.host, config.zipkin.port, runningPid(zipkinProcess(config)));
+    await refuseForeignPort('prometheus', config.prometheus.host, config.prometheus.port, runningPid(prometheusProcess(config)));
     ensureArtifacts(config);
 
     startedHere.push(() => stopKafka(config));
@@ -50,6 +52,11 @@ export async function stackUp(config: StackConfig = loadStackConfig(), report: (
     const zipkin = await startZipkin(config);
     if (zipkin === 'already up') startedHere.pop();
     report(`zipkin    ${zipkin.padEnd(10)} ${zipkinUrl(config)}  (traces)  log ${zipkinProcess(config).logFile}`);
+
+    startedHere.push(() => stopPrometheus(config));
+    const prometheus = await startPrometheus(config);
+    if (prometheus === 'already up') startedHere.pop();
+    report(`prometheus ${prometheus.padEnd(9)} ${prometheusUrl(config)}  (metrics, alerts)  log ${prometheusProcess(config).logFile}`);
   } catch (error) {
     for (const stop of startedHere.reverse()) await stop().catch(() => false);
     throw error;
@@ -58,6 +65,7 @@ export async function stackUp(config: StackConfig = loadStackConfig(), report: (
 
 /** Stops only what the stack started (by pid file); an external PostgreSQL is never touched. */
 export async function stackDown(config: StackConfig = loadStackConfig(), report: (line: string) => void = () => undefined) {
+  report(`prometheus ${(await stopPrometheus(config)) ? 'stopped' : 'was not running'}`);
   report(`zipkin    ${(await stopZipkin(config)) ? 'stopped' : 'was not running'}`);
   // Registry before PostgreSQL: it keeps its data there.
   report(`registry  ${(await stopRegistry(config)) ? 'stopped' : 'was not running'}`);
@@ -93,6 +101,13 @@ export async function stackStatus(config: StackConfig = loadStackConfig()): Prom
       answers: await zipkinAnswers(config),
       pid: runningPid(zipkinProcess(config)),
       log: zipkinProcess(config).logFile,
+    },
+    {
+      part: 'prometheus',
+      address: prometheusUrl(config),
+      answers: await prometheusAnswers(config),
+      pid: runningPid(prometheusProcess(config)),
+      log: prometheusProcess(config).logFile,
     },
   ];
 }

@@ -11,7 +11,7 @@ export function requireCommand(command: string, debianPackage: string): string {
   if (canInstall) {
     process.stdout.write(`${command} is missing: installing Debian package ${debianPackage}\n`);
     run('apt-get', ['update', '-qq']);
-    run('apt-get', ['install', '-y', '-qq', debianPackage]);
+    run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', debianPackage]);
     const installed = which(command);
     if (installed) return installed;
   }

@@ -68,17 +68,27 @@ export const taskEndToEndSeconds = new Histogram({
  * included), and the age of the oldest.
  */
 export function registerOutboxGauges(read: () => Promise<{ pending: number; oldestAgeSeconds: number }>): void {
-  let last: Promise<{ pending: number; oldestAgeSeconds: number }> | undefined;
-  const once = () => (last ??= read().finally(() => setTimeout(() => (last = undefined), 1000)));
-  for (const name of ['outbox_pending', 'outbox_oldest_age_seconds'] as const) {
-    register.removeSingleMetric(name);
-    new Gauge({
-      name,
-      help: name === 'outbox_pending' ? 'Outbox rows not yet published' : 'Age of the oldest unpublished outbox row (0 when none)',
-      async collect() {
-        const backlog = await once().catch(() => undefined);
-        if (backlog) this.set(name === 'outbox_pending' ? backlog.pending : backlog.oldestAgeSeconds);
-      },
-    });
-  }
+  const backlog = atMostOncePerSecond(read);
+  registerReadGauge('outbox_pending', 'Outbox rows not yet published', async () => (await backlog()).pending);
+  registerReadGauge('outbox_oldest_age_seconds', 'Age of the oldest unpublished outbox row (0 when none)', async () => (await backlog()).oldestAgeSeconds);
+}
+
+/** A gauge read when scraped (the database, say), at most once a second however many scrape it. */
+export function registerReadGauge(name: string, help: string, read: () => Promise<number>): void {
+  const once = atMostOncePerSecond(read);
+  register.removeSingleMetric(name);
+  new Gauge({
+    name,
+    help,
+    async collect() {
+      const value = await once().catch(() => undefined);
+      if (value !== undefined) this.set(value);
+    },
+  });
+}
+
+/** Concurrent and close scrapes share one read. */
+function atMostOncePerSecond<T>(read: () => Promise<T>): () => Promise<T> {
+  let last: Promise<T> | undefined;
+  return () => (last ??= read().finally(() => setTimeout(() => (last = undefined), 1000)));
 }

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { KNEX } from '@app/database';
 import { DomainEvent, EventOf, newEvent, requestAcceptor } from '@app/events';
 import { addToOutbox, republish } from '@app/messaging';
+import { registerReadGauge } from '@app/metrics';
 import { WorkerLoop } from '@app/timing';
 import { applyToTask } from '../projection/apply-to-task';
 import { acceptanceOf } from '../submit/acceptance';
@@ -42,6 +43,7 @@ export class TaskDeadlineWatcher implements OnApplicationBootstrap, BeforeApplic
   }
 
   onApplicationBootstrap(): void {
+    registerReadGauge('tasks_past_deadline', 'Tasks with no outcome past TASK_DEADLINE (republished or not yet)', () => this.countPastDeadline());
     this.loop.start();
   }
 
@@ -53,6 +55,12 @@ export class TaskDeadlineWatcher implements OnApplicationBootstrap, BeforeApplic
     const republished = await this.republishOverdue();
     const timedOut = await this.timeOutStuck();
     return republished === batch || timedOut === batch;
+  }
+
+  private async countPastDeadline(): Promise<number> {
+    const cutoff = new Date(Date.now() - this.config.taskDeadlineMs);
+    const [{ count }] = await this.knex('tasks').whereNotIn('state', [...terminalStates]).where('created_at', '<', cutoff).count({ count: '*' });
+    return Number(count);
   }
 
   private openTasks(trx: Knex.Transaction) {
