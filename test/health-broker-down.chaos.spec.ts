@@ -4,9 +4,18 @@ import { startKafka, stopKafka } from '../tools/stack/kafka';
 import { loadStackConfig } from '../tools/stack/stack.config';
 import { startServices, stopServices } from './support/services';
 import { TestEnv } from './support/test-env';
+import { authAs } from './support/tokens';
 import { waitFor } from './support/wait-for';
 
-describe('health when the broker goes away', () => {
+/** A gauge's value on one service's GET /metrics. */
+async function gauge(service: RunningService, name: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  if (!line) throw new Error(`${service.name} has no ${name}`);
+  return Number(line.slice(name.length + 1));
+}
+
+describe('health and the outbox when the broker goes away', () => {
   const env = new TestEnv();
   const stack = loadStackConfig();
   let services: RunningService[] = [];
@@ -21,7 +30,7 @@ describe('health when the broker goes away', () => {
     await env.dropDatabases(serviceNames);
   });
 
-  it('turns every /health to 503 while Kafka is stopped, and back to 200 once it is started again', async () => {
+  it('turns every /health to 503 while Kafka is stopped, keeps an accepted task in the outbox with its age rising, and recovers once Kafka is back', async () => {
     // Given all four healthy
     for (const s of services) expect(await healthStatus(s.port)).toBe(200);
 
@@ -35,6 +44,20 @@ describe('health when the broker goes away', () => {
       expect(body).toMatchObject({ status: 'error', details: { kafka: { status: 'down' }, postgres: { status: 'up' } } });
     }
 
+    // And a task accepted meanwhile waits in the outbox, its age rising where an alert can see it
+    const tasks = services.find((s) => s.name === 'tasks')!;
+    const accepted = await fetch(`http://127.0.0.1:${tasks.port}/tasks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': `broker-down-${Date.now()}`, ...(await authAs('broker-down')) },
+      body: JSON.stringify({ reportType: 'summary', input: {} }),
+    });
+    expect(accepted.status).toBe(202);
+    expect(await gauge(tasks, 'outbox_pending')).toBeGreaterThanOrEqual(1);
+    const firstAge = await gauge(tasks, 'outbox_oldest_age_seconds');
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const laterAge = await gauge(tasks, 'outbox_oldest_age_seconds');
+    expect(laterAge).toBeGreaterThanOrEqual(firstAge + 2);
+
     // When the broker is started again
     await startKafka(stack);
 
@@ -42,6 +65,11 @@ describe('health when the broker goes away', () => {
     for (const s of services) {
       await waitFor(async () => (await healthStatus(s.port)) === 200, { what: `${s.name} /health 200`, timeoutMs: 30_000 });
     }
+    // And the outbox drains: nothing waits any more
+    await waitFor(async () => (await gauge(tasks, 'outbox_pending')) === 0 && (await gauge(tasks, 'outbox_oldest_age_seconds')) === 0, {
+      what: "tasks' outbox to drain",
+      timeoutMs: 30_000,
+    });
     expect(services.every((s) => s.child.exitCode === null)).toBe(true);
   });
 });

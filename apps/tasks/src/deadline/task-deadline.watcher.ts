@@ -59,7 +59,10 @@ export class TaskDeadlineWatcher implements OnApplicationBootstrap, BeforeApplic
 
   private async countPastDeadline(): Promise<number> {
     const cutoff = new Date(Date.now() - this.config.taskDeadlineMs);
-    const [{ count }] = await this.knex('tasks').whereNotIn('state', [...terminalStates]).where('created_at', '<', cutoff).count({ count: '*' });
+    const [{ count }] = await this.knex('tasks')
+      .whereNotIn('state', [...terminalStates])
+      .where('created_at', '<', cutoff)
+      .count({ count: '*' });
     return Number(count);
   }
 
