@@ -1,3 +1,4 @@
+import './tracing-switch';
 import * as os from 'node:os';
 /**
  * Outbox relay throughput (batches of 1 and of 100) and commit→Kafka-append latency, each beside a
@@ -158,7 +159,7 @@ async function main(): Promise<void> {
       p50: +(percentile(outbox, 50) / Math.max(1, percentile(raw, 50))).toFixed(2),
       p99: +(percentile(outbox, 99) / Math.max(1, percentile(raw, 99))).toFixed(2),
     };
-    writeResult('relay', result);
+    writeResult(process.env.BENCH_RESULT || 'relay', result);
   } finally {
     await db.destroy();
     await dropDatabase(databaseUrl);

@@ -27,7 +27,7 @@ export async function startZipkin(config: StackConfig): Promise<'started' | 'alr
     await waitUntilReady(proc, existing, () => zipkinAnswers(config), 90_000);
     return 'already up';
   }
-  const env = { ...process.env, STORAGE_TYPE: 'mem', MEM_MAX_SPANS: '200000', QUERY_PORT: String(config.zipkin.port), COLLECTOR_ACTIVITY: 'false' };
+  const env = { ...process.env, STORAGE_TYPE: 'mem', MEM_MAX_SPANS: '50000', QUERY_PORT: String(config.zipkin.port), COLLECTOR_ACTIVITY: 'false' };
   const heap = config.zipkin.heap;
   const args = [
     `-Xms${heap}`,
