@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { signLocalToken } from '../auth/sign-token';
 import { healthStatus, RunningService } from '../run/service-process';
 import { print, runPlatform } from '../run/run-platform';
+import { loadStackConfig, zipkinUrl } from '../stack/stack.config';
 
 /**
  * `npm run demo`: the platform up, then one report request down every path — success, transient
@@ -83,6 +84,7 @@ async function showcase(services: RunningService[]): Promise<void> {
         .join(' ');
       print(`  +${String(Date.parse(e.occurredAt) - start).padStart(5)} ms  ${e.eventType.padEnd(25)} ${e.producer.padEnd(12)} ${detail}`);
     }
+    print(`  trace: ${zipkinUrl(loadStackConfig())}/zipkin/?annotationQuery=${encodeURIComponent(`taskId=${entry.taskId}`)}&lookback=3600000`);
   }
 }
 

@@ -1,5 +1,6 @@
 import { logTail, StackError } from '../stack/processes';
 import { stackUp } from '../stack/stack';
+import { loadStackConfig, prometheusUrl, zipkinUrl } from '../stack/stack.config';
 import { RunningService } from './service-process';
 import { Supervisor } from './supervisor';
 
@@ -16,6 +17,7 @@ export function runPlatform(afterHealthy: (services: RunningService[]) => Promis
     const stopped = supervisor.untilSignalled();
     const services = await supervisor.startAll();
     print(`\nall services healthy: ${services.map((s) => `${s.name} http://127.0.0.1:${s.port}`).join(', ')}`);
+    print(`traces ${zipkinUrl(loadStackConfig())}/zipkin/  metrics and alerts ${prometheusUrl(loadStackConfig())}/alerts`);
     await afterHealthy(services);
     print('\nrunning; press Ctrl-C to stop the services (the stack stays up: npm run stack:down)');
     await stopped;
