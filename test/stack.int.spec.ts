@@ -18,6 +18,8 @@ describe('the local stack command', () => {
     // Then every part reports that it was already there
     expect(lines.find((l) => l.startsWith('kafka'))).toMatch(/already up/);
     expect(lines.find((l) => l.startsWith('registry'))).toMatch(/already up/);
+    expect(lines.find((l) => l.startsWith('zipkin'))).toMatch(/already up/);
+    expect(lines.find((l) => l.startsWith('prometheus'))).toMatch(/already up/);
     expect(lines.find((l) => l.startsWith('postgres'))).toMatch(/external|already up/);
   });
 
