@@ -1,6 +1,5 @@
 import { PlatformError } from '@app/failures';
-import { readDeadLetters } from '../tools/dlq/dead-letter-store';
-import { redrive } from '../tools/dlq/redrive';
+import { readDeadLetters, redrive } from '@app/dead-letters';
 import { MessagingWorld, taskRequested } from './support/messaging-world';
 import { waitFor } from './support/wait-for';
 

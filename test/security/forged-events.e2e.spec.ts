@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { defaults } from '@app/config';
 import { DomainEvent, EventType, newEvent } from '@app/events';
 import { EventCodec } from '@app/messaging';
-import { readDeadLetters } from '../../tools/dlq/dead-letter-store';
+import { readDeadLetters } from '@app/dead-letters';
 import { Platform } from '../support/platform';
 import { asAdmin } from '../support/tokens';
 import { waitFor } from '../support/wait-for';

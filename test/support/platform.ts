@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { defaults, serviceNames } from '@app/config';
 import { EventType, topicFor } from '@app/events';
-import { createKafka, serviceEvents } from '@app/messaging';
+import { createKafka, localKafkaEnv, serviceEvents } from '@app/messaging';
 import { AppName, RunningService, startService, stopService, waitForHealth } from '../../tools/run/service-process';
 import { localTracingEnv } from '../../tools/stack/stack.config';
 import { removeTestData } from './remove-test-data';
@@ -88,7 +88,17 @@ export class Platform {
     fs.rmSync(this.reportsDir, { recursive: true, force: true });
   }
 
+  /** The operator console over this platform: its services' URLs, its topics, as the console principal. */
+  async startConsole(): Promise<string> {
+    await this.startApp('console', await freePort());
+    return this.url('console');
+  }
+
   private envFor(name: AppName): NodeJS.ProcessEnv {
+    if (name === 'console') {
+      const serviceUrls = Object.fromEntries(serviceNames.map((s) => [`${s.toUpperCase()}_URL`, this.url(s)]));
+      return { ...localTracingEnv(), ...this.settings, TOPIC_PREFIX: this.env.topicPrefix, ...localKafkaEnv('console'), ...serviceUrls };
+    }
     const simulator = this.apps.get('model-simulator');
     return {
       ...localTracingEnv(),

@@ -1,7 +1,7 @@
 import type { Kafka } from 'kafkajs';
 import { DomainEvent, eventTypes } from '@app/events';
 import { EventCodec } from '@app/messaging';
-import { readToEnd } from '../kafka/read-to-end';
+import { readToEnd } from '@app/messaging';
 
 export interface ReadResult {
   events: DomainEvent[];

@@ -5,7 +5,7 @@ import { eventTypes } from '@app/events';
 import { createKnex } from '@app/database';
 import { deadLetterHeaders, EventCodec } from '@app/messaging';
 import { signLocalToken } from '../auth/sign-token';
-import { readToEnd } from '../kafka/read-to-end';
+import { readToEnd } from '@app/messaging';
 import { databaseUrlFor } from '../stack/postgres';
 import { registryUrl, StackConfig } from '../stack/stack.config';
 import { services } from './cluster';

@@ -86,6 +86,7 @@ async function showcase(services: RunningService[]): Promise<void> {
     }
     print(`  trace: ${zipkinUrl(loadStackConfig())}/zipkin/?annotationQuery=${encodeURIComponent(`taskId=${entry.taskId}`)}&lookback=3600000`);
   }
+  print(`\noperator console: ${url('console')}/  (sign in with the token this prints: npm run -s token -- --user ops --role admin)`);
 }
 
 runPlatform(showcase, demoEnv);

@@ -5,8 +5,7 @@ import * as os from 'node:os';
 import { loadServiceConfig, serviceNames } from '@app/config';
 import { createKnex } from '@app/database';
 import { createKafka, listParkedRows, localKafkaEnv, releaseParkedRows } from '@app/messaging';
-import { DeadLetter, DeadLetterFilter, matches, readDeadLetters } from './dead-letter-store';
-import { redrive } from './redrive';
+import { DeadLetter, DeadLetterFilter, matches, readDeadLetters, redrive } from '@app/dead-letters';
 
 /**
  * `npm run dlq -- list | show <id> | redrive`: the dead letters of the services' consumers;

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 const rootDir = path.resolve(__dirname, '..', '..');
 
 /** The four services and the model simulator, as built into dist/apps/<name>/main.js. */
-export type AppName = 'tasks' | 'quota' | 'generation' | 'notification' | 'model-simulator';
+export type AppName = 'tasks' | 'quota' | 'generation' | 'notification' | 'console' | 'model-simulator';
 
 /** A built app running as its own process. */
 export interface RunningService {

@@ -4,10 +4,12 @@ import { localKafkaEnv } from '@app/messaging';
 import { localTracingEnv } from '../stack/stack.config';
 import { formatLogLine } from './log-format';
 
-const apps: AppName[] = ['model-simulator', ...serviceNames];
+const apps: AppName[] = ['model-simulator', ...serviceNames, 'console'];
 
 function portOf(name: AppName): number {
-  return name === 'model-simulator' ? Number(process.env.MODEL_SIMULATOR_PORT || 3010) : loadServiceConfig(name).port;
+  if (name === 'model-simulator') return Number(process.env.MODEL_SIMULATOR_PORT || 3010);
+  if (name === 'console') return Number(process.env.CONSOLE_PORT || 3004);
+  return loadServiceConfig(name).port;
 }
 
 const restartDelayMs = 1000;

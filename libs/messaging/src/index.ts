@@ -21,3 +21,4 @@ export * from './outbox/republish';
 export * from './security/kafka-principals';
 export * from './security/kafka-security';
 export * from './security/provision';
+export * from './read-to-end';

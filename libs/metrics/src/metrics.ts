@@ -92,3 +92,25 @@ function atMostOncePerSecond<T>(read: () => Promise<T>): () => Promise<T> {
   let last: Promise<T> | undefined;
   return () => (last ??= read().finally(() => setTimeout(() => (last = undefined), 1000)));
 }
+
+/** A gauge with labels, read when scraped: one value per label set (tasks by state, say). */
+export function registerLabelledReadGauge(
+  name: string,
+  help: string,
+  labelNames: string[],
+  read: () => Promise<Array<{ labels: Record<string, string>; value: number }>>,
+): void {
+  const once = atMostOncePerSecond(read);
+  register.removeSingleMetric(name);
+  new Gauge({
+    name,
+    help,
+    labelNames,
+    async collect() {
+      const values = await once().catch(() => undefined);
+      if (!values) return;
+      this.reset();
+      for (const { labels, value } of values) this.set(labels, value);
+    },
+  });
+}

@@ -40,3 +40,12 @@ export function requireIdempotencyKey(key: string | undefined): string {
   if (!/^[\x21-\x7e]+$/.test(key)) throw new BadRequestException('the Idempotency-Key header may hold only visible ASCII characters');
   return key;
 }
+
+/** An optional ISO 8601 instant in a query parameter. */
+export function optionalInstant(raw: unknown, name: string): Date | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const text = requireText(raw, name, { max: 40 });
+  const at = new Date(text);
+  if (Number.isNaN(at.getTime())) throw new BadRequestException(`${name} must be an ISO 8601 date or time, got "${text}"`);
+  return at;
+}

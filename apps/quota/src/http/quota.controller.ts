@@ -1,9 +1,9 @@
-import { Body, Controller, ForbiddenException, Get, Headers, Inject, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, ForbiddenException, Get, Headers, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import type { Knex } from 'knex';
 import { Caller, isAdmin } from '@app/auth';
 import { KNEX } from '@app/database';
-import { CurrentCaller, requireIdempotencyKey, requireInteger, requireMayRead, requireObject, requireText } from '@app/service';
+import { CurrentCaller, optionalInteger, requireIdempotencyKey, requireInteger, requireMayRead, requireObject, requireText, requireUuid } from '@app/service';
 import { QuotaSummary, summarise } from '../ledger/quota-account';
 import { grantQuota } from './grant-quota';
 import { QUOTA_CONFIG, QuotaConfig } from '../quota.config';
@@ -22,6 +22,24 @@ export class QuotaController {
     requireMayRead(caller, userId);
     const known = await this.knex('quota_accounts').where({ user_id: userId }).first();
     return known ? summarise(this.knex, userId) : { userId, balance: this.config.defaultQuota, debited: 0, refunded: 0 };
+  }
+
+  /** A user's ledger, newest first: grants, debits, refunds, rejections, settlements; `taskId` narrows it to one task. */
+  @Get(':userId/ledger')
+  async ledger(@CurrentCaller() caller: Caller, @Param('userId') userId: string, @Query('taskId') taskId: unknown, @Query('limit') limit: unknown) {
+    requireText(userId, 'userId', { max: 128 });
+    requireMayRead(caller, userId);
+    const query = this.knex('quota_ledger').where({ user_id: userId });
+    if (taskId !== undefined) query.where({ task_id: requireUuid(taskId, 'taskId') });
+    const rows = await query
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(optionalInteger(limit, 'limit', 100, { min: 1, max: 500 }));
+    return {
+      items: rows.map((r) => ({ kind: r.kind, amount: r.amount, taskId: r.task_id, eventId: r.event_id, at: new Date(r.created_at).toISOString() })),
+    };
   }
 
   /** Admin only, under an Idempotency-Key. */

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { KNEX } from '@app/database';
 import { DomainEvent, EventOf, newEvent, requestAcceptor } from '@app/events';
 import { addToOutbox, republish } from '@app/messaging';
-import { registerReadGauge } from '@app/metrics';
+import { registerLabelledReadGauge, registerReadGauge } from '@app/metrics';
 import { WorkerLoop } from '@app/timing';
 import { applyToTask } from '../projection/apply-to-task';
 import { acceptanceOf } from '../submit/acceptance';
@@ -43,6 +43,7 @@ export class TaskDeadlineWatcher implements OnApplicationBootstrap, BeforeApplic
   }
 
   onApplicationBootstrap(): void {
+    registerLabelledReadGauge('tasks_by_state', 'Tasks by state', ['state'], () => this.countByState());
     registerReadGauge('tasks_past_deadline', 'Tasks with no outcome past TASK_DEADLINE (republished or not yet)', () => this.countPastDeadline());
     this.loop.start();
   }
@@ -55,6 +56,11 @@ export class TaskDeadlineWatcher implements OnApplicationBootstrap, BeforeApplic
     const republished = await this.republishOverdue();
     const timedOut = await this.timeOutStuck();
     return republished === batch || timedOut === batch;
+  }
+
+  private async countByState(): Promise<Array<{ labels: { state: string }; value: number }>> {
+    const rows: Array<{ state: string; count: string }> = await this.knex('tasks').select('state').count({ count: '*' }).groupBy('state');
+    return rows.map((r) => ({ labels: { state: r.state }, value: Number(r.count) }));
   }
 
   private async countPastDeadline(): Promise<number> {

@@ -1,10 +1,12 @@
-import { BadRequestException, Body, Controller, Get, Headers, Inject, Param, Post, Query, Res } from '@nestjs/common';
+import { BadRequestException, Body, Controller, ForbiddenException, Get, Headers, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import type { Knex } from 'knex';
-import { Caller, isViewer, masked } from '@app/auth';
+import { Caller, isAdmin, isViewer, masked } from '@app/auth';
+import { taskStates } from '@app/task-state';
 import { KNEX } from '@app/database';
 import {
   CurrentCaller,
+  optionalInstant,
   optionalInteger,
   requireIdempotencyKey,
   requireMayActFor,
@@ -53,14 +55,28 @@ export class TasksController {
     return { ...task, input: masked, timeline };
   }
 
-  /** The caller's tasks, or (admin, viewer) the named user's. */
+  /**
+   * The caller's tasks, or (admin, viewer) the named user's, or everyone's with `userId=*`; narrowed
+   * by `state` and a creation window (`createdFrom`, `createdBefore`), newest first.
+   */
   @Get()
-  async list(@CurrentCaller() caller: Caller, @Query('userId') userId: unknown, @Query('limit') limit: unknown, @Query('offset') offset: unknown) {
+  async list(@CurrentCaller() caller: Caller, @Query() query: Record<string, unknown>) {
+    const { userId, limit, offset, state } = query;
     const owner = userId === undefined ? caller.userId : requireText(userId, 'userId query parameter', { max: 128 });
-    requireMayRead(caller, owner);
+    if (owner === '*' && !isAdmin(caller) && !caller.roles.has('viewer')) throw new ForbiddenException("only an operator lists everyone's tasks");
+    if (owner !== '*') requireMayRead(caller, owner);
+    if (state !== undefined && !(taskStates as readonly unknown[]).includes(state)) {
+      throw new BadRequestException(`state must be one of ${taskStates.join(', ')}, got "${String(state)}"`);
+    }
+    const filter = {
+      userId: owner === '*' ? ('everyone' as const) : owner,
+      state: state as string | undefined,
+      createdFrom: optionalInstant(query.createdFrom, 'createdFrom'),
+      createdBefore: optionalInstant(query.createdBefore, 'createdBefore'),
+    };
     return listTasks(
       this.knex,
-      owner,
+      filter,
       optionalInteger(limit, 'limit', 20, { min: 1, max: 100 }),
       optionalInteger(offset, 'offset', 0, { min: 0, max: 1_000_000 }),
     );

@@ -60,9 +60,21 @@ export async function findTask(knex: Knex, taskId: string) {
   return { ...summary(row), input: row.input, timeline };
 }
 
-export async function listTasks(knex: Knex, userId: string, limit: number, offset: number) {
-  const rows = await knex('tasks')
-    .where({ user_id: userId })
+/** What a list may be narrowed to: one user (or everyone, for an operator), a state, a creation window. */
+export interface TaskFilter {
+  userId: string | 'everyone';
+  state?: string;
+  createdFrom?: Date;
+  createdBefore?: Date;
+}
+
+export async function listTasks(knex: Knex, filter: TaskFilter, limit: number, offset: number) {
+  const query = knex('tasks');
+  if (filter.userId !== 'everyone') query.where({ user_id: filter.userId });
+  if (filter.state) query.where({ state: filter.state });
+  if (filter.createdFrom) query.where('created_at', '>=', filter.createdFrom);
+  if (filter.createdBefore) query.where('created_at', '<', filter.createdBefore);
+  const rows = await query
     .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'task_id' }])
     .limit(limit + 1)
     .offset(offset);

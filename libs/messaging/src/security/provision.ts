@@ -1,6 +1,6 @@
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Admin, Kafka, ResourcePatternTypes } from 'kafkajs';
 import { EventType, eventTypes, topicFor } from '@app/events';
-import { deadLetterTopicFor } from '../dead-letters';
+import { deadLetterTopicFor, redriveLogTopic } from '../dead-letters';
 import { ensureTopics } from '../topics';
 import { externalEvents, KafkaPrincipal, serviceEvents, ServicePrincipal } from './kafka-principals';
 
@@ -36,8 +36,11 @@ export function aclPlan(prefix: string): Grant[] {
     grants.push({ principal: 'console', resource: 'topic', name: topic(type), operation: 'WRITE' });
   }
   grants.push({ principal: 'auditor', resource: 'group', name: `${prefix}auditor-`, prefixed: true, operation: 'READ' });
-  for (const service of Object.keys(serviceEvents))
+  for (const service of Object.keys(serviceEvents)) {
     grants.push({ principal: 'console', resource: 'topic', name: deadLetterTopicFor(`${prefix}${service}`), operation: 'READ' });
+    grants.push({ principal: 'console', resource: 'topic', name: redriveLogTopic(`${prefix}${service}`), operation: 'READ' });
+    grants.push({ principal: 'console', resource: 'topic', name: redriveLogTopic(`${prefix}${service}`), operation: 'WRITE' });
+  }
   grants.push({ principal: 'console', resource: 'group', name: `${prefix}console-`, prefixed: true, operation: 'READ' });
   return grants;
 }
@@ -51,6 +54,7 @@ export async function provisionTopicsAndAcls(adminKafka: Kafka, prefix = '', par
   await ensureTopics(adminKafka, [
     ...eventTypes.map((type) => ({ topic: topicFor(type, prefix), partitions })),
     ...Object.keys(serviceEvents).map((service) => ({ topic: deadLetterTopicFor(`${prefix}${service}`), partitions: 1 })),
+    ...Object.keys(serviceEvents).map((service) => ({ topic: redriveLogTopic(`${prefix}${service}`), partitions: 1 })),
   ]);
   const admin = adminKafka.admin();
   await admin.connect();

@@ -8,6 +8,12 @@ export interface RedriveOptions extends DeadLetterFilter {
   rate?: number;
   by: string;
   includeParked?: boolean;
+  /** Only these dead letters (`partition:offset`), e.g. the one an operator picked. */
+  ids?: string[];
+  /** The reading principal's allowed group names (`console-` for the console). */
+  readerGroupPrefix?: string;
+  /** Called after each message re-driven: how many so far, out of how many. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface RedriveResult {
@@ -22,10 +28,12 @@ export interface RedriveResult {
  * a re-drive is parked: skipped unless asked for.
  */
 export async function redrive(kafka: Kafka, groupId: string, options: RedriveOptions): Promise<RedriveResult> {
-  const [letters, done] = await Promise.all([readDeadLetters(kafka, groupId), readRedriveLog(kafka, groupId)]);
+  const reader = options.readerGroupPrefix;
+  const [letters, done] = await Promise.all([readDeadLetters(kafka, groupId, reader), readRedriveLog(kafka, groupId, reader)]);
   const result: RedriveResult = { redriven: [], skipped: [] };
   const todo: DeadLetter[] = [];
-  for (const letter of letters.filter((l) => matches(l, options))) {
+  const picked = options.ids && new Set(options.ids);
+  for (const letter of letters.filter((l) => matches(l, options) && (!picked || picked.has(l.id)))) {
     const before = done.get(letter.id);
     if (before) result.skipped.push({ letter, why: `already re-driven by ${before.by} at ${before.at}` });
     else if (letter.parked && !options.includeParked) result.skipped.push({ letter, why: 'parked: it failed again after a re-drive' });
@@ -49,6 +57,7 @@ export async function redrive(kafka: Kafka, groupId: string, options: RedriveOpt
       };
       await producer.send({ topic: redriveLogTopic(groupId), acks: -1, messages: [{ key: letter.id, value: JSON.stringify(entry) }] });
       result.redriven.push(letter);
+      options.onProgress?.(result.redriven.length, todo.length);
       if (options.rate) await new Promise((resolve) => setTimeout(resolve, 1000 / options.rate!));
     }
   } finally {

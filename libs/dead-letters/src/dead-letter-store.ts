@@ -1,6 +1,7 @@
 import type { IHeaders, Kafka } from 'kafkajs';
-import { deadLetterHeaders, deadLetterTopicFor } from '@app/messaging';
-import { readToEnd } from '../kafka/read-to-end';
+import { deadLetterHeaders, deadLetterTopicFor, readToEnd, redriveLogTopic } from '@app/messaging';
+
+export { redriveLogTopic };
 
 /** How many times a message was re-driven; carried on, so a dead letter that failed again shows it. */
 export const redrivesHeader = 'dlq-redrives';
@@ -28,42 +29,51 @@ export interface DeadLetterFilter {
   until?: number;
 }
 
-export function redriveLogTopic(groupId: string): string {
-  return `${deadLetterTopicFor(groupId)}.redrives`;
-}
-
 function text(headers: IHeaders | undefined): Record<string, string> {
   return Object.fromEntries(Object.entries(headers ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : (v?.toString() ?? '')]));
 }
 
-export async function readDeadLetters(kafka: Kafka, groupId: string): Promise<DeadLetter[]> {
+/** `readerGroupPrefix`: the reading principal's allowed group names (`console-` for the console). */
+export async function readDeadLetters(kafka: Kafka, groupId: string, readerGroupPrefix?: string): Promise<DeadLetter[]> {
   const letters: DeadLetter[] = [];
-  await readToEnd(kafka, [deadLetterTopicFor(groupId)], ({ partition, message }) => {
-    const headers = text(message.headers);
-    letters.push({
-      id: `${partition}:${message.offset}`,
-      key: message.key,
-      value: message.value,
-      headers,
-      originalTopic: headers[deadLetterHeaders.topic],
-      errorCode: headers[deadLetterHeaders.errorCode],
-      errorClass: headers[deadLetterHeaders.errorClass],
-      errorMessage: headers[deadLetterHeaders.errorMessage],
-      failedAt: Date.parse(headers[deadLetterHeaders.failedAt]),
-      eventId: headers.eventId,
-      parked: Number(headers[redrivesHeader] ?? 0) > 0,
-    });
-  });
+  await readToEnd(
+    kafka,
+    [deadLetterTopicFor(groupId)],
+    ({ partition, message }) => {
+      const headers = text(message.headers);
+      letters.push({
+        id: `${partition}:${message.offset}`,
+        key: message.key,
+        value: message.value,
+        headers,
+        originalTopic: headers[deadLetterHeaders.topic],
+        errorCode: headers[deadLetterHeaders.errorCode],
+        errorClass: headers[deadLetterHeaders.errorClass],
+        errorMessage: headers[deadLetterHeaders.errorMessage],
+        failedAt: Date.parse(headers[deadLetterHeaders.failedAt]),
+        eventId: headers.eventId,
+        parked: Number(headers[redrivesHeader] ?? 0) > 0,
+      });
+    },
+    undefined,
+    readerGroupPrefix,
+  );
   return letters;
 }
 
 /** The ids of dead letters already re-driven, from the group's re-drive log. */
-export async function readRedriveLog(kafka: Kafka, groupId: string): Promise<Map<string, { by: string; at: string }>> {
+export async function readRedriveLog(kafka: Kafka, groupId: string, readerGroupPrefix?: string): Promise<Map<string, { by: string; at: string }>> {
   const done = new Map<string, { by: string; at: string }>();
-  await readToEnd(kafka, [redriveLogTopic(groupId)], ({ message }) => {
-    const entry = JSON.parse(message.value?.toString() ?? '{}') as { deadLetter: string; by: string; at: string };
-    done.set(entry.deadLetter, { by: entry.by, at: entry.at });
-  });
+  await readToEnd(
+    kafka,
+    [redriveLogTopic(groupId)],
+    ({ message }) => {
+      const entry = JSON.parse(message.value?.toString() ?? '{}') as { deadLetter: string; by: string; at: string };
+      done.set(entry.deadLetter, { by: entry.by, at: entry.at });
+    },
+    undefined,
+    readerGroupPrefix,
+  );
   return done;
 }
 

@@ -1,0 +1,35 @@
+import { Controller, Get, Header, Inject, Req } from '@nestjs/common';
+import { serviceNames } from '@app/config';
+import { CONSOLE_CONFIG, ConsoleConfig } from '../console.config';
+import { html } from '../html/html';
+import { page, table } from '../html/layout';
+import { PlatformApi } from '../platform/platform-api';
+import { SessionRequest } from '../session/console-session.guard';
+
+const sum = (samples: Array<{ value: number }>) => samples.reduce((total, s) => total + s.value, 0);
+
+/** The platform at a glance, from the services' own metrics: tasks by state, outbox, lag, dead letters. */
+@Controller()
+export class OverviewController {
+  constructor(@Inject(CONSOLE_CONFIG) private readonly config: ConsoleConfig) {}
+
+  @Get()
+  @Header('content-type', 'text/html; charset=utf-8')
+  async overview(@Req() req: SessionRequest): Promise<string> {
+    const api = new PlatformApi(this.config.serviceUrls, req.session!.token);
+    const metrics = await Promise.all(serviceNames.map(async (service) => ({ service, samples: await api.metrics(service) })));
+    const byName = (samples: (typeof metrics)[number]['samples'], name: string) => samples.filter((s) => s.name === name);
+    const tasks = metrics.find((m) => m.service === 'tasks')!.samples;
+    const states = byName(tasks, 'tasks_by_state').map((s) => html`<tr><td>${s.labels.state}</td><td>${s.value}</td></tr>`);
+    const services = metrics.map(
+      ({ service, samples }) => html`<tr><td>${service}</td><td>${samples.length ? 'up' : html`<span class="error">no answer</span>`}</td>
+<td>${sum(byName(samples, 'outbox_pending'))}</td><td>${sum(byName(samples, 'outbox_oldest_age_seconds')).toFixed(1)} s</td>
+<td>${sum(byName(samples, 'consumer_lag'))}</td><td>${sum(byName(samples, 'dlq_messages_total'))}</td></tr>`,
+    );
+    const pastDeadline = sum(byName(tasks, 'tasks_past_deadline'));
+    const content = html`<h2>Tasks by state</h2>${table(['state', 'tasks'], states)}<p>past their deadline: <b>${pastDeadline}</b></p>
+<h2>Services</h2>${table(['service', 'metrics', 'outbox pending', 'oldest unpublished', 'consumer lag', 'dead-lettered since start'], services)}
+<p>All dead letters, whenever they came: <a href="/dead-letters">Dead letters</a>.</p>`;
+    return page('Overview', content, req.session);
+  }
+}

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Kafka } from 'kafkajs';
+import { ServiceName, serviceNames } from '@app/config';
+import { DeadLetter, readDeadLetters, readRedriveLog, redrive, RedriveResult } from '@app/dead-letters';
+import { createKafka, EventCodec } from '@app/messaging';
+import { CONSOLE_CONFIG, ConsoleConfig } from '../console.config';
+
+export interface LetterGroup {
+  service: ServiceName;
+  errorCode: string;
+  count: number;
+  redriven: number;
+  parked: number;
+  firstSeen: number;
+  lastSeen: number;
+}
+
+export interface RedriveRun {
+  id: string;
+  by: string;
+  service: ServiceName;
+  what: string;
+  startedAt: string;
+  done: number;
+  total: number;
+  finished: boolean;
+  error?: string;
+  skipped: number;
+}
+
+export interface RedriveRequest {
+  service: ServiceName;
+  by: string;
+  ids?: string[];
+  errorCode?: string;
+  rate: number;
+  dryRun: boolean;
+}
+
+/**
+ * The dead letters of every service's consumer, read and re-driven through the dead-letter library
+ * as the console's own Kafka principal (it may read dead letters and write event topics, nothing
+ * else). Each re-drive is recorded in the group's re-drive log topic: who, when, which letter.
+ */
+@Injectable()
+export class DeadLetterDesk {
+  private readonly logger = new Logger('dead-letters');
+  private readonly kafka: Kafka;
+  private readonly codec: EventCodec;
+  private readonly runs = new Map<string, RedriveRun>();
+
+  constructor(@Inject(CONSOLE_CONFIG) private readonly config: ConsoleConfig) {
+    this.kafka = createKafka('console', config.kafkaBrokers);
+    this.codec = new EventCodec(config.schemaRegistryUrl, config.topicPrefix);
+  }
+
+  private groupOf(service: ServiceName): string {
+    return `${this.config.topicPrefix}${service}`;
+  }
+
+  private get reader(): string {
+    return `${this.config.topicPrefix}console-`;
+  }
+
+  async letters(service: ServiceName): Promise<Array<DeadLetter & { redrivenBy?: { by: string; at: string } }>> {
+    const [letters, log] = await Promise.all([
+      readDeadLetters(this.kafka, this.groupOf(service), this.reader),
+      readRedriveLog(this.kafka, this.groupOf(service), this.reader),
+    ]);
+    return letters.map((letter) => ({ ...letter, redrivenBy: log.get(letter.id) }));
+  }
+
+  /** Grouped by consumer and error code, with counts and first / last seen. */
+  async groups(): Promise<LetterGroup[]> {
+    const groups = new Map<string, LetterGroup>();
+    for (const service of serviceNames) {
+      for (const letter of await this.letters(service)) {
+        const key = `${service}|${letter.errorCode}`;
+        const group = groups.get(key) ?? {
+          service,
+          errorCode: letter.errorCode,
+          count: 0,
+          redriven: 0,
+          parked: 0,
+          firstSeen: letter.failedAt,
+          lastSeen: letter.failedAt,
+        };
+        group.count++;
+        if (letter.redrivenBy) group.redriven++;
+        if (letter.parked) group.parked++;
+        group.firstSeen = Math.min(group.firstSeen, letter.failedAt);
+        group.lastSeen = Math.max(group.lastSeen, letter.failedAt);
+        groups.set(key, group);
+      }
+    }
+    return [...groups.values()].sort((a, b) => b.lastSeen - a.lastSeen);
+  }
+
+  /** Every re-drive of every group, newest first. */
+  async history(): Promise<Array<{ service: ServiceName; letter: string; by: string; at: string }>> {
+    const entries = [];
+    for (const service of serviceNames) {
+      for (const [letter, { by, at }] of await readRedriveLog(this.kafka, this.groupOf(service), this.reader)) entries.push({ service, letter, by, at });
+    }
+    return entries.sort((a, b) => b.at.localeCompare(a.at));
+  }
+
+  /** The letter's value decoded with the registry, or why it could not be (it is often why it is here). */
+  async decode(letter: DeadLetter): Promise<{ event?: Record<string, unknown>; problem?: string }> {
+    try {
+      return { event: (await this.codec.decode(letter.value)) as unknown as Record<string, unknown> };
+    } catch (error) {
+      return { problem: (error as Error).message };
+    }
+  }
+
+  /** A dry run answers at once with what would be re-driven; a real one runs in the background, its progress kept. */
+  async redrive(request: RedriveRequest): Promise<RedriveResult | RedriveRun> {
+    const options = { by: request.by, ids: request.ids, error: request.errorCode, rate: request.rate, readerGroupPrefix: this.reader };
+    if (request.dryRun) return redrive(this.kafka, this.groupOf(request.service), { ...options, dryRun: true });
+    const run: RedriveRun = {
+      id: randomUUID(),
+      by: request.by,
+      service: request.service,
+      what: request.ids ? `letter ${request.ids.join(', ')}` : `every ${request.errorCode ?? ''} letter`,
+      startedAt: new Date().toISOString(),
+      done: 0,
+      total: 0,
+      finished: false,
+      skipped: 0,
+    };
+    this.runs.set(run.id, run);
+    const onProgress = (done: number, total: number) => Object.assign(run, { done, total });
+    redrive(this.kafka, this.groupOf(request.service), { ...options, onProgress }).then(
+      (result) => {
+        Object.assign(run, { finished: true, done: result.redriven.length, total: result.redriven.length, skipped: result.skipped.length });
+        this.logger.log(
+          `${request.by} re-drove ${result.redriven.length} dead letter(s) of ${request.service} (${run.what}); ${result.skipped.length} skipped`,
+        );
+      },
+      (error: Error) => {
+        Object.assign(run, { finished: true, error: error.message });
+        this.logger.error(`re-drive by ${request.by} of ${request.service} failed: ${error.message}`);
+      },
+    );
+    return run;
+  }
+
+  run(id: string): RedriveRun | undefined {
+    return this.runs.get(id);
+  }
+}

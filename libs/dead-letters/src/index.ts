@@ -1,0 +1,2 @@
+export * from './dead-letter-store';
+export * from './redrive';
