@@ -73,7 +73,8 @@ export async function waitForHealth(service: RunningService, expected = 200, tim
 export async function stopService(service: RunningService, signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<void> {
   const { child } = service;
   if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // 'close', not 'exit': its last lines ("stopped cleanly") may still be in the pipe when it exits.
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   child.kill(signal);
   const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
   await exited;

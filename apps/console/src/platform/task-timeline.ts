@@ -39,6 +39,8 @@ export interface TimelineRow {
   detail: string;
 }
 
+const sources: Array<TimelineRow['source']> = ['tasks', 'quota', 'generation', 'notification'];
+
 const compact = (data: Record<string, unknown>) =>
   Object.entries(data)
     .filter(([, v]) => v !== null && v !== undefined && v !== '')
@@ -47,9 +49,11 @@ const compact = (data: Record<string, unknown>) =>
 
 /** One timeline across the four services, in time order: events, model attempts, ledger rows, deliveries. */
 export function taskTimeline(story: TaskStory): TimelineRow[] {
+  // Each event under the service that produced it (the tasks service records them all).
+  const sourceOf = (producer: string) => (sources.includes(producer as TimelineRow['source']) ? (producer as TimelineRow['source']) : 'tasks');
   const rows: TimelineRow[] = story.task.timeline.map((e) => ({
     at: e.occurredAt,
-    source: 'tasks',
+    source: sourceOf(e.producer),
     what: e.eventType,
     detail: `by ${e.producer} ${compact(e.data)}`,
   }));
@@ -70,7 +74,8 @@ export function taskTimeline(story: TaskStory): TimelineRow[] {
       detail: `${n.status}, ${n.deliveryAttempts} webhook attempt(s)`,
     });
     if (n.lastError) rows.push({ at: n.deliveredAt ?? n.createdAt, source: 'notification', what: 'webhook attempt failed', detail: n.lastError });
-    if (n.deliveredAt) rows.push({ at: n.deliveredAt, source: 'notification', what: 'delivered', detail: `after ${n.deliveryAttempts} attempt(s)` });
+    if (n.deliveredAt && n.channel === 'webhook')
+      rows.push({ at: n.deliveredAt, source: 'notification', what: 'delivered', detail: `after ${n.deliveryAttempts} attempt(s)` });
     if (n.nextDeliveryAt) rows.push({ at: n.nextDeliveryAt, source: 'notification', what: 'next webhook attempt due', detail: '' });
   }
   return rows.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
