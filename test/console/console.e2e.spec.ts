@@ -5,7 +5,7 @@ import { loadSchema, newEvent } from '@app/events';
 import { EventCodec } from '@app/messaging';
 import { launchBrowser, screenshot, signIn } from '../support/browser';
 import { Platform } from '../support/platform';
-import { tokenFor } from '../support/tokens';
+import { authAs, tokenFor } from '../support/tokens';
 import { waitFor } from '../support/wait-for';
 
 /** Registers a schema under a subject of this test; the registry's id for it. */
@@ -162,9 +162,12 @@ describe('operator console', () => {
       },
     );
 
-    // And the action is in the history, with who did it.
+    // And the action is in the history, with who did it; no outbox row is parked.
     await adminPage.goto(`${consoleUrl}/dead-letters`);
     expect(await adminPage.textContent('main')).toMatch(/Re-drive history[\s\S]*ops[\s\S]*quota/);
+    expect(await adminPage.textContent('main')).toMatch(/Parked outbox rows[\s\S]*nothing here/);
+    expect((await platform.get<{ items: unknown[] }>('generation', '/outbox/parked')).items).toEqual([]);
+    expect((await fetch(`${platform.url('generation')}/outbox/parked`, { headers: await authAs('poisoned') })).status).toBe(403);
     await adminPage.goto(`${consoleUrl}/quota/poisoned`);
     expect(await adminPage.textContent('main')).toContain('debit');
   });

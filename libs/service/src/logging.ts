@@ -33,21 +33,25 @@ function scrubbed(value: unknown): unknown {
  * the taskId, eventId, correlationId and traceId of the work it is about (from the spans in scope).
  */
 export function createRootLogger(service: string): Pino {
-  return pino({
-    level: pinoLevels[process.env.LOG_LEVEL ?? ''] ?? 'info',
-    base: { service },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-    mixin: () => {
-      const { taskId, eventId, correlationId, traceId } = currentFacts();
-      return Object.fromEntries(Object.entries({ taskId, eventId, correlationId, traceId }).filter(([, v]) => v !== undefined));
-    },
-    hooks: {
-      logMethod(args, method) {
-        method.apply(this, args.map(scrubbed) as Parameters<typeof method>);
+  return pino(
+    {
+      level: pinoLevels[process.env.LOG_LEVEL ?? ''] ?? 'info',
+      base: { service },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      mixin: () => {
+        const { taskId, eventId, correlationId, traceId } = currentFacts();
+        return Object.fromEntries(Object.entries({ taskId, eventId, correlationId, traceId }).filter(([, v]) => v !== undefined));
+      },
+      hooks: {
+        logMethod(args, method) {
+          method.apply(this, args.map(scrubbed) as Parameters<typeof method>);
+        },
       },
     },
-  });
+    // Synchronous: a service's last lines ("stopped cleanly", a fatal boot error) are written before it exits.
+    pino.destination({ dest: 1, sync: true }),
+  );
 }
 
 /** Nest's logging through pino, with one line per HTTP request: method, path, status, time; never a header. */

@@ -10,6 +10,7 @@ import { HttpMetricsInterceptor, MetricsController } from '@app/metrics';
 import { stopTracing } from '@app/tracing';
 import { AuthGuard, TOKEN_VERIFIER } from './auth.guard';
 import { createRootLogger, loggingModule } from './logging';
+import { OutboxController } from './outbox.controller';
 import { RequestHygieneInterceptor } from './request-hygiene.interceptor';
 
 export interface ServiceOptions {
@@ -39,7 +40,7 @@ export class ServiceModule implements OnApplicationShutdown {
       module: ServiceModule,
       global: true,
       imports: [loggingModule(createRootLogger(options.service)), HealthModule, MessagingModule.forRoot(options.handlers)],
-      controllers: [MetricsController],
+      controllers: [MetricsController, OutboxController],
       providers: [
         { provide: SERVICE_CONFIG, useFactory: () => loadServiceConfig(options.service) },
         {

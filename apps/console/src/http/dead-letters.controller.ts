@@ -6,7 +6,18 @@ import { CONSOLE_CONFIG, ConsoleConfig } from '../console.config';
 import { html, Html } from '../html/html';
 import { csrfField, page, table, when } from '../html/layout';
 import { DeadLetterDesk } from '../platform/dead-letter-desk';
+import { PlatformApi } from '../platform/platform-api';
 import { SessionRequest } from '../session/console-session.guard';
+
+interface ParkedRow {
+  id: string;
+  eventId: string;
+  eventType: string;
+  key: string;
+  parkedAt: string;
+  reason: string;
+  heldBack: number;
+}
 
 function serviceOf(value: string): ServiceName {
   if (!(serviceNames as readonly string[]).includes(value)) throw new NotFoundException(`no consumer "${value}"`);
@@ -37,12 +48,23 @@ export class DeadLettersController {
   @Get()
   @Header('content-type', 'text/html; charset=utf-8')
   async overview(@Req() req: SessionRequest): Promise<string> {
-    const [groups, history] = await Promise.all([this.desk.groups(), this.desk.history()]);
+    const api = new PlatformApi(this.config.serviceUrls, req.session!.token);
+    const [groups, history, parked] = await Promise.all([
+      this.desk.groups(),
+      this.desk.history(),
+      Promise.all(serviceNames.map(async (service) => ({ service, rows: (await api.get<{ items: ParkedRow[] }>(service, '/outbox/parked')).items }))),
+    ]);
     const rows = groups.map(
       (g) =>
         html`<tr data-group="${g.service}:${g.errorCode}"><td>${g.service}</td><td><a href="/dead-letters/${g.service}?error=${encodeURIComponent(g.errorCode)}">${g.errorCode}</a></td>
 <td>${g.count}</td><td>${g.redriven}</td><td>${g.parked}</td><td>${when(g.firstSeen)}</td><td>${when(g.lastSeen)}</td>
 <td>${redriveForm(req, g.service, html`<input type="hidden" name="error" value="${g.errorCode}">`, 'Re-drive group', this.config.defaultRedriveRate)}</td></tr>`,
+    );
+    const parkedRows = parked.flatMap(({ service, rows }) =>
+      rows.map(
+        (r) =>
+          html`<tr><td>${service}</td><td>${r.id}</td><td>${r.eventType} ${r.eventId}</td><td>${r.key}</td><td>${when(r.parkedAt)}</td><td>${r.reason}</td><td>${r.heldBack}</td></tr>`,
+      ),
     );
     const log = history
       .slice(0, 100)
@@ -51,7 +73,9 @@ export class DeadLettersController {
           html`<tr><td>${when(h.at)}</td><td>${h.by}</td><td>${h.service}</td><td><a href="/dead-letters/${h.service}/${h.letter}">${h.letter}</a></td></tr>`,
       );
     const content = html`${table(['consumer', 'error', 'letters', 're-driven', 'parked', 'first seen', 'last seen', ''], rows)}
-<h2>Re-drive history</h2>${table(['when', 'by', 'consumer', 'dead letter'], log)}`;
+<h2>Re-drive history</h2>${table(['when', 'by', 'consumer', 'dead letter'], log)}
+<h2>Parked outbox rows</h2><p>Events a relay could not publish because the broker refused their size; <code>npm run dlq -- release-parked</code> gives them back once the limit is raised.</p>
+${table(['service', 'row', 'event', 'key', 'parked at', 'reason', 'held back behind it'], parkedRows)}`;
     return page('Dead letters', content, req.session);
   }
 
