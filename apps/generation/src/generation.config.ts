@@ -4,6 +4,11 @@ import { parseDuration, parseDurations } from '@app/timing';
 export interface GenerationConfig {
   modelBaseUrl: string;
   modelTimeoutMs: number;
+  /** Sent as `Authorization: Bearer`, when set. */
+  modelApiKey?: string;
+  modelName: string;
+  /** An answer longer than this is not read to its end: the attempt fails as INVALID_OUTPUT. */
+  modelMaxResponseBytes: number;
   /** One delay per retry: their count is the number of retries. */
   retryDelaysMs: number[];
   /** ±20 % by default. */
@@ -32,6 +37,9 @@ export function loadGenerationConfig(env: NodeJS.ProcessEnv = process.env): Gene
   return {
     modelBaseUrl: (env.MODEL_BASE_URL || 'http://127.0.0.1:3010').replace(/\/$/, ''),
     modelTimeoutMs: parseDuration(env.MODEL_TIMEOUT || '30s'),
+    modelApiKey: env.MODEL_API_KEY || undefined,
+    modelName: env.MODEL_NAME || 'report-writer',
+    modelMaxResponseBytes: count('MODEL_MAX_RESPONSE_BYTES', 4 * 1024 * 1024),
     retryDelaysMs: delays.trim() === '' ? [] : parseDurations(delays),
     retryJitter: 0.2,
     pollIntervalMs: parseDuration(env.GENERATION_POLL_INTERVAL || '500ms'),

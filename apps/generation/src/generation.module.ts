@@ -8,7 +8,7 @@ import { GenerationWorker } from './jobs/generation.worker';
 import { Reconciler } from './jobs/reconciler';
 import { ReportStore } from './jobs/report-store';
 import { generationMigrations } from './migrations';
-import { ModelClient } from './model/model.client';
+import { ModelClient, modelEndpointOf } from './model/model.client';
 
 @Module({
   imports: [
@@ -18,7 +18,7 @@ import { ModelClient } from './model/model.client';
       handlers: GenerationHandlers,
       providers: [
         { provide: GENERATION_CONFIG, useFactory: () => loadGenerationConfig() },
-        { provide: ModelClient, inject: [GENERATION_CONFIG], useFactory: (c: GenerationConfig) => new ModelClient(c.modelBaseUrl, c.modelTimeoutMs) },
+        { provide: ModelClient, inject: [GENERATION_CONFIG], useFactory: (c: GenerationConfig) => new ModelClient(modelEndpointOf(c)) },
         { provide: ReportStore, inject: [GENERATION_CONFIG], useFactory: (c: GenerationConfig) => new ReportStore(c.reportsDir) },
         { provide: FailedJobCleanup, useClass: FailedJobCleanup },
         { provide: GenerationWorker, useClass: GenerationWorker },

@@ -4,9 +4,19 @@ export interface Simulation {
   permanentFailure?: boolean;
   latencyMs?: number;
   hang?: boolean;
+  /** Answers 200 with a body this many bytes long. */
+  oversizedBytes?: number;
+  /** Sends the status and the start of a body, then nothing more. */
+  stallBody?: boolean;
 }
 
-export type SimulatedAnswer = { kind: 'report'; delayMs: number } | { kind: 'transient'; delayMs: number } | { kind: 'permanent' } | { kind: 'hang' };
+export type SimulatedAnswer =
+  | { kind: 'report'; delayMs: number }
+  | { kind: 'transient'; delayMs: number }
+  | { kind: 'permanent' }
+  | { kind: 'hang' }
+  | { kind: 'oversized'; bytes: number }
+  | { kind: 'stall' };
 
 /** Reads `simulate` from the user message, which carries the task as JSON: `{ reportType, input }`. */
 export function simulationOf(body: unknown): Simulation {
@@ -25,6 +35,8 @@ export function simulationOf(body: unknown): Simulation {
 export function answerFor(simulation: Simulation, call: number): SimulatedAnswer {
   const delayMs = Math.max(0, Number(simulation.latencyMs ?? 0));
   if (simulation.hang) return { kind: 'hang' };
+  if (simulation.stallBody) return { kind: 'stall' };
+  if (Number(simulation.oversizedBytes) > 0) return { kind: 'oversized', bytes: Math.min(Number(simulation.oversizedBytes), 64 * 1024 * 1024) };
   if (simulation.permanentFailure) return { kind: 'permanent' };
   if (call <= Number(simulation.transientFailures ?? 0)) return { kind: 'transient', delayMs };
   return { kind: 'report', delayMs };

@@ -23,5 +23,7 @@ describe('the model simulator', () => {
     expect(answerFor({ permanentFailure: true }, 1)).toEqual({ kind: 'permanent' });
     expect(answerFor({ hang: true }, 5)).toEqual({ kind: 'hang' });
     expect(answerFor({ latencyMs: 250 }, 1)).toEqual({ kind: 'report', delayMs: 250 });
+    expect(answerFor({ stallBody: true }, 1)).toEqual({ kind: 'stall' });
+    expect(answerFor({ oversizedBytes: 5000 }, 1)).toEqual({ kind: 'oversized', bytes: 5000 });
   });
 });

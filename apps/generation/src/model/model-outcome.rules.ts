@@ -22,7 +22,15 @@ export function classifyResponse(status: number, body: unknown): ModelOutcome {
   return { ok: true, content };
 }
 
-/** A call that got no answer: a timeout or a connection that failed are worth another attempt. */
+/** An answer past the size limit is not a report: asking again would get the same. */
+export function tooLarge(maxBytes: number): ModelOutcome {
+  return failure('INVALID_OUTPUT', `the model's answer is larger than ${maxBytes} bytes (MODEL_MAX_RESPONSE_BYTES)`);
+}
+
+/**
+ * A call that got no (whole) answer: a timeout — before the answer or while its body was read — or a
+ * connection that failed are worth another attempt.
+ */
 export function classifyFailure(error: unknown): ModelOutcome {
   const name = (error as Error)?.name;
   if (name === 'TimeoutError' || name === 'AbortError') return failure('MODEL_TIMEOUT', 'the model did not answer in time');

@@ -1,4 +1,4 @@
-import { classifyFailure, classifyResponse } from './model-outcome.rules';
+import { classifyFailure, classifyResponse, tooLarge } from './model-outcome.rules';
 
 const report = { choices: [{ message: { role: 'assistant', content: '# Report' } }] };
 
@@ -32,5 +32,17 @@ describe('classifying what the model answered', () => {
   it('retries a timeout and a connection that failed', () => {
     expect(classifyFailure(Object.assign(new Error('timed out'), { name: 'TimeoutError' }))).toMatchObject({ code: 'MODEL_TIMEOUT', retriable: true });
     expect(classifyFailure(new TypeError('fetch failed'))).toMatchObject({ code: 'MODEL_UNAVAILABLE', retriable: true });
+  });
+
+  it('retries a call whose answer stopped coming, before or during its body (the call timed out)', () => {
+    expect(classifyFailure(new DOMException('The operation was aborted due to timeout', 'TimeoutError'))).toMatchObject({
+      code: 'MODEL_TIMEOUT',
+      retriable: true,
+    });
+    expect(classifyFailure(new TypeError('fetch failed'))).toMatchObject({ code: 'MODEL_UNAVAILABLE', retriable: true });
+  });
+
+  it('never retries an answer past the size limit', () => {
+    expect(tooLarge(1024)).toMatchObject({ ok: false, code: 'INVALID_OUTPUT', retriable: false, message: expect.stringContaining('1024 bytes') });
   });
 });

@@ -1,11 +1,53 @@
 import { Logger } from '@nestjs/common';
-import { classifyFailure, classifyResponse, ModelOutcome } from './model-outcome.rules';
+import type { GenerationConfig } from '../generation.config';
+import { classifyFailure, classifyResponse, ModelOutcome, tooLarge } from './model-outcome.rules';
 
 export interface ModelRequest {
   taskId: string;
   attempt: number;
   reportType: string;
   input: unknown;
+}
+
+/** Where the model is and how to talk to it: any OpenAI-compatible chat-completions endpoint. */
+export interface ModelEndpoint {
+  /** With or without a trailing `/v1`: `https://api.example.com` and `https://api.example.com/v1` are the same. */
+  baseUrl: string;
+  timeoutMs: number;
+  apiKey?: string;
+  model: string;
+  maxResponseBytes: number;
+}
+
+export function modelEndpointOf(config: GenerationConfig): ModelEndpoint {
+  return {
+    baseUrl: config.modelBaseUrl,
+    timeoutMs: config.modelTimeoutMs,
+    apiKey: config.modelApiKey,
+    model: config.modelName,
+    maxResponseBytes: config.modelMaxResponseBytes,
+  };
+}
+
+/** `path` under the API's `/v1`, whether the base URL names it or not. */
+export function apiUrl(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '')}/v1${path}`;
+}
+
+class ResponseTooLarge extends Error {}
+
+/** The body, read to its end unless it passes `maxBytes`; a read that stalls fails with the call's own timeout. */
+async function readCapped(response: Response, maxBytes: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > maxBytes) throw new ResponseTooLarge();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for await (const chunk of response.body ?? []) {
+    bytes += chunk.length;
+    if (bytes > maxBytes) throw new ResponseTooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
@@ -16,33 +58,36 @@ export interface ModelRequest {
 export class ModelClient {
   private readonly logger = new Logger('model');
 
-  constructor(
-    private readonly baseUrl: string,
-    private readonly timeoutMs: number,
-  ) {}
+  constructor(private readonly endpoint: ModelEndpoint) {}
 
   static requestId(request: Pick<ModelRequest, 'taskId' | 'attempt'>): string {
     return `${request.taskId}.${request.attempt}`;
   }
 
+  private headers(): Record<string, string> {
+    return this.endpoint.apiKey ? { authorization: `Bearer ${this.endpoint.apiKey}` } : {};
+  }
+
   async generate(request: ModelRequest): Promise<ModelOutcome> {
     let outcome: ModelOutcome;
     try {
-      const response = await fetch(`${this.baseUrl}/v1/chat/completions`, {
+      // One deadline for the whole call, the body's read included.
+      const response = await fetch(apiUrl(this.endpoint.baseUrl, '/chat/completions'), {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'idempotency-key': request.taskId, 'x-request-id': ModelClient.requestId(request) },
+        headers: { ...this.headers(), 'content-type': 'application/json', 'idempotency-key': request.taskId, 'x-request-id': ModelClient.requestId(request) },
         body: JSON.stringify({
-          model: 'report-writer',
+          model: this.endpoint.model,
           messages: [
             { role: 'system', content: 'Write the requested report in Markdown.' },
             { role: 'user', content: JSON.stringify({ reportType: request.reportType, input: request.input }) },
           ],
         }),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.timeout(this.endpoint.timeoutMs),
       });
-      outcome = classifyResponse(response.status, await response.json().catch(() => undefined));
+      const text = await readCapped(response, this.endpoint.maxResponseBytes);
+      outcome = classifyResponse(response.status, parsedOrUndefined(text));
     } catch (error) {
-      outcome = classifyFailure(error);
+      outcome = error instanceof ResponseTooLarge ? tooLarge(this.endpoint.maxResponseBytes) : classifyFailure(error);
     }
     if (!outcome.ok && outcome.code === 'MODEL_TIMEOUT') await this.cancel(request);
     return outcome;
@@ -52,9 +97,17 @@ export class ModelClient {
   async cancel(request: Pick<ModelRequest, 'taskId' | 'attempt'>): Promise<void> {
     const id = encodeURIComponent(ModelClient.requestId(request));
     try {
-      await fetch(`${this.baseUrl}/v1/requests/${id}/cancel`, { method: 'POST', signal: AbortSignal.timeout(5000) });
+      await fetch(apiUrl(this.endpoint.baseUrl, `/requests/${id}/cancel`), { method: 'POST', headers: this.headers(), signal: AbortSignal.timeout(5000) });
     } catch (error) {
       this.logger.warn(`could not cancel model request ${id}: ${(error as Error).message}`);
     }
+  }
+}
+
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }
