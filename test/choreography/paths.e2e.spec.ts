@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Platform } from '../support/platform';
 import { JsonBody } from '../support/json-body';
+import { asAdmin, authAs } from '../support/tokens';
 
 const types = (task: JsonBody) => task.timeline.map((e: { eventType: string }) => e.eventType);
 
@@ -16,10 +17,18 @@ describe('each path of a report request, end to end', () => {
     const task = await platform.settled(body.taskId);
 
     // Then
-    expect(task).toMatchObject({ state: 'SUCCESS', attempts: 1, reason: null, reportRef: `reports/${body.taskId}.md` });
+    expect(task).toMatchObject({ state: 'SUCCESS', attempts: 1, reason: null, reportRef: `/generations/${body.taskId}/report` });
     expect(types(task)).toEqual(['TaskAccepted', 'QuotaDebited', 'GenerationStarted', 'GenerationSucceeded', 'TaskCompleted', 'NotificationSent']);
     expect(await platform.quota('success-user')).toMatchObject({ balance: 1, debited: 1, refunded: 0 });
     expect(fs.readFileSync(path.join(platform.reportsDir, `${body.taskId}.md`), 'utf8')).toContain('numbers');
+    // The report is fetched where reportRef points: by its owner and an admin, not by another user.
+    const fetchReport = async (headers: Record<string, string>) => fetch(`${platform.url('generation')}${task.reportRef}`, { headers });
+    const own = await fetchReport(await authAs('success-user'));
+    expect(own.status).toBe(200);
+    expect(own.headers.get('content-type')).toContain('text/markdown');
+    expect(await own.text()).toContain('numbers');
+    expect((await fetchReport(await asAdmin())).status).toBe(200);
+    expect((await fetchReport(await authAs('someone-else'))).status).toBe(404);
     const notes = await platform.notifications('success-user');
     expect(notes).toHaveLength(1);
     expect(notes[0]).toMatchObject({ outcome: 'TaskCompleted', channel: 'inbox', status: 'delivered' });
@@ -76,6 +85,9 @@ describe('each path of a report request, end to end', () => {
       errorCode: 'MODEL_REJECTED',
     });
     expect(await platform.quota('permanent-user')).toMatchObject({ balance: 2, debited: 1, refunded: 1 });
+    const report = await fetch(`${platform.url('generation')}/generations/${body.taskId}/report`, { headers: await authAs('permanent-user') });
+    expect(report.status).toBe(404);
+    expect(await report.text()).toContain('its generation is failed');
   });
 
   it('a model that hangs: each attempt times out and is cancelled, then the task is compensated', async () => {

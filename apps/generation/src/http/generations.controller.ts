@@ -1,12 +1,29 @@
-import { Controller, Get, Inject, Param } from '@nestjs/common';
+import { Controller, Get, Inject, NotFoundException, Param, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import type { Knex } from 'knex';
 import { Caller } from '@app/auth';
 import { KNEX, readConsistently } from '@app/database';
 import { CurrentCaller, requireUuid, visibleOrNotFound } from '@app/service';
+import { ReportStore } from '../jobs/report-store';
 
 @Controller('generations')
 export class GenerationsController {
-  constructor(@Inject(KNEX) private readonly knex: Knex) {}
+  constructor(
+    @Inject(KNEX) private readonly knex: Knex,
+    private readonly reports: ReportStore,
+  ) {}
+
+  /** The finished report (Markdown) of a task: its owner's or an admin's; a viewer reads it too, like the task. */
+  @Get(':taskId/report')
+  async report(@CurrentCaller() caller: Caller, @Param('taskId') taskId: string, @Res() res: Response): Promise<void> {
+    requireUuid(taskId, 'taskId');
+    const job = await this.knex('generation_jobs').where({ task_id: taskId }).first();
+    visibleOrNotFound(caller, job, (j) => j.user_id as string, `generation for task ${taskId}`);
+    const report = job.status === 'succeeded' ? await this.reports.read(taskId) : undefined;
+    if (!report) throw new NotFoundException(`task ${taskId} has no report${job.status === 'succeeded' ? ' stored any more' : ` (its generation is ${job.status})`}`);
+    res.type('text/markdown; charset=utf-8').setHeader('content-disposition', `inline; filename="${taskId}.md"`);
+    res.send(report);
+  }
 
   /** The job of a task: its status, every attempt with its outcome and error, the report reference. Another user's is not found. */
   @Get(':taskId')

@@ -1,9 +1,15 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 
+/** Where a client fetches a task's report: the generation service's API (owner or admin). */
+export function reportRefOf(taskId: string): string {
+  return `/generations/${taskId}/report`;
+}
+
 /**
  * Reports are written to a temporary file first and moved into place, so that a report is either
- * whole or absent; temporary files of a task are removed when its generation fails.
+ * whole or absent; temporary files of a task are removed when its generation fails. Every instance of
+ * the service reads and writes the same directory (REPORTS_DIR: shared storage when they run apart).
  */
 export class ReportStore {
   constructor(private readonly dir: string) {}
@@ -23,7 +29,13 @@ export class ReportStore {
       await fs.rm(temporary, { force: true });
       throw error;
     }
-    return `reports/${name}`;
+    return reportRefOf(taskId);
+  }
+
+  /** The stored report of a task, or undefined when there is none (yet, or any more). */
+  async read(taskId: string): Promise<Buffer | undefined> {
+    if (!/^[0-9a-f-]{36}$/i.test(taskId)) return undefined;
+    return fs.readFile(path.join(this.dir, `${taskId}.md`)).catch(() => undefined);
   }
 
   async removeTemporaryFiles(taskId: string): Promise<number> {
