@@ -20,7 +20,8 @@ export class GenerationsController {
     const job = await this.knex('generation_jobs').where({ task_id: taskId }).first();
     visibleOrNotFound(caller, job, (j) => j.user_id as string, `generation for task ${taskId}`);
     const report = job.status === 'succeeded' ? await this.reports.read(taskId) : undefined;
-    if (!report) throw new NotFoundException(`task ${taskId} has no report${job.status === 'succeeded' ? ' stored any more' : ` (its generation is ${job.status})`}`);
+    if (!report)
+      throw new NotFoundException(`task ${taskId} has no report${job.status === 'succeeded' ? ' stored any more' : ` (its generation is ${job.status})`}`);
     res.type('text/markdown; charset=utf-8').setHeader('content-disposition', `inline; filename="${taskId}.md"`);
     res.send(report);
   }
