@@ -1,5 +1,6 @@
 import './instrument';
-import { bootstrapService } from '@app/service';
+import { runService } from '@app/service';
+import { generationMigrations } from './migrations';
 import { GenerationModule } from './generation.module';
 
-void bootstrapService(GenerationModule, 'generation');
+void runService(GenerationModule, 'generation', generationMigrations);

@@ -1,5 +1,6 @@
 import './instrument';
-import { bootstrapService } from '@app/service';
+import { runService } from '@app/service';
+import { notificationMigrations } from './migrations';
 import { NotificationModule } from './notification.module';
 
-void bootstrapService(NotificationModule, 'notification');
+void runService(NotificationModule, 'notification', notificationMigrations);

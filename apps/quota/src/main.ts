@@ -1,5 +1,6 @@
 import './instrument';
-import { bootstrapService } from '@app/service';
+import { runService } from '@app/service';
+import { quotaMigrations } from './migrations';
 import { QuotaModule } from './quota.module';
 
-void bootstrapService(QuotaModule, 'quota');
+void runService(QuotaModule, 'quota', quotaMigrations);

@@ -1,5 +1,6 @@
 import './instrument';
-import { bootstrapService } from '@app/service';
+import { runService } from '@app/service';
+import { tasksMigrations } from './migrations';
 import { TasksModule } from './tasks.module';
 
-void bootstrapService(TasksModule, 'tasks');
+void runService(TasksModule, 'tasks', tasksMigrations);

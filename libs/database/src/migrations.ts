@@ -52,3 +52,15 @@ export async function migrateToLatest(knex: Knex, migrations: Migration[]): Prom
 export async function rollbackAll(knex: Knex, migrations: Migration[]): Promise<void> {
   await knex.migrate.rollback(migrationConfig(migrations), true);
 }
+
+/** Which migrations ran and which wait, by name, in order. */
+export async function migrationStatus(knex: Knex, migrations: Migration[]): Promise<{ done: string[]; pending: string[] }> {
+  const [done, pending] = (await knex.migrate.list(migrationConfig(migrations))) as [Array<{ name: string }>, Migration[]];
+  return { done: done.map((m) => m.name), pending: pending.map((m) => m.name) };
+}
+
+/** Undoes the last batch (what the last `latest` applied); the names undone. */
+export async function rollbackLastBatch(knex: Knex, migrations: Migration[]): Promise<string[]> {
+  const [, undone] = (await knex.migrate.rollback(migrationConfig(migrations))) as [number, string[]];
+  return undone;
+}

@@ -2,9 +2,22 @@ import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
-import { ConfigError, SERVICE_CONFIG, ServiceConfig } from '@app/config';
+import { ConfigError, SERVICE_CONFIG, ServiceConfig, ServiceName } from '@app/config';
+import type { Migration } from '@app/database';
+import { migrateCommand } from './migrate-command';
 import { createRootLogger } from './logging';
 import { ProblemDetailsFilter } from './problem-details.filter';
+
+/** `main.js migrate <action>` runs the migration command; anything else boots the service. */
+export async function runService(module: Type<unknown>, name: ServiceName, migrations: Migration[]): Promise<void> {
+  if (process.argv[2] !== 'migrate') return bootstrapService(module, name);
+  const print = (line: string) => process.stdout.write(`${line}\n`);
+  const code = await migrateCommand(name, migrations, process.argv[3], print).catch((error: Error) => {
+    print(`${name}: ${error.message}`);
+    return 1;
+  });
+  process.exit(code);
+}
 
 /** Boots a service: validated config, JSON logs, shutdown hooks for SIGTERM/SIGINT, HTTP on its port. */
 export async function bootstrapService(module: Type<unknown>, name: string): Promise<void> {
