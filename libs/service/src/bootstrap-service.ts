@@ -6,6 +6,7 @@ import { ConfigError, SERVICE_CONFIG, ServiceConfig, ServiceName } from '@app/co
 import type { Migration } from '@app/database';
 import { migrateCommand } from './migrate-command';
 import { createRootLogger } from './logging';
+import { serveOpenApi } from './openapi';
 import { ProblemDetailsFilter } from './problem-details.filter';
 
 /** `main.js migrate <action>` runs the migration command; anything else boots the service. */
@@ -28,6 +29,7 @@ export async function bootstrapService(module: Type<unknown>, name: string): Pro
     app.enableShutdownHooks();
     app.useGlobalFilters(new ProblemDetailsFilter());
     app.useBodyParser('json', { limit: process.env.HTTP_BODY_LIMIT || '64kb' });
+    serveOpenApi(app, name, `The ${name} service of the task platform: its HTTP API. Errors are application/problem+json.`);
     const config = app.get<ServiceConfig>(SERVICE_CONFIG);
     await app.listen(config.port, config.host);
     logger.log(`${name} listening on http://${config.host}:${config.port}`, name);

@@ -1,3 +1,4 @@
+import { ApiBody } from '@nestjs/swagger';
 import { BadRequestException, Body, Controller, Delete, HttpCode, Inject, NotFoundException, Param, Post, Put } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -28,6 +29,13 @@ export class WebhooksController {
    * inside, is a 400. The answer carries the signing secret, once: only its sealed form is stored.
    */
   @Put()
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['url'],
+      properties: { url: { type: 'string', format: 'uri', maxLength: 2048, example: 'https://hooks.example.com/tasks' } },
+    },
+  })
   async register(@CurrentCaller() caller: Caller, @Param('userId') userId: string, @Body() body: unknown) {
     this.authorize(caller, userId);
     const url = requireText(requireObject(body, 'the request body').url, 'url', { max: 2048 });

@@ -1,3 +1,4 @@
+import { ApiBody, ApiHeader, ApiTags } from '@nestjs/swagger';
 import { Body, Controller, ForbiddenException, Get, Headers, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import type { Knex } from 'knex';
@@ -8,6 +9,7 @@ import { QuotaSummary, summarise } from '../ledger/quota-account';
 import { grantQuota } from './grant-quota';
 import { QUOTA_CONFIG, QuotaConfig } from '../quota.config';
 
+@ApiTags('quota')
 @Controller('quota')
 export class QuotaController {
   constructor(
@@ -44,6 +46,8 @@ export class QuotaController {
 
   /** Admin only, under an Idempotency-Key. */
   @Post(':userId/grants')
+  @ApiHeader({ name: 'Idempotency-Key', required: true })
+  @ApiBody({ schema: { type: 'object', required: ['amount'], properties: { amount: { type: 'integer', minimum: 1, maximum: 1000000 } } } })
   async grant(
     @CurrentCaller() caller: Caller,
     @Param('userId') userId: string,

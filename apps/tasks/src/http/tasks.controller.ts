@@ -1,3 +1,4 @@
+import { ApiBody, ApiHeader, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { BadRequestException, Body, Controller, ForbiddenException, Get, Headers, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import type { Knex } from 'knex';
@@ -23,6 +24,7 @@ import { TASKS_CONFIG, TasksConfig } from '../tasks.config';
 
 const allowedFields = new Set(['userId', 'reportType', 'input']);
 
+@ApiTags('tasks')
 @Controller('tasks')
 export class TasksController {
   constructor(
@@ -32,6 +34,26 @@ export class TasksController {
 
   /** The user comes from the token; a body userId must name the caller, unless the caller is an admin. */
   @Post()
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: true,
+    description: 'the same key and body again: the same answer (Idempotent-Replayed: true); another body: 422',
+  })
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['reportType', 'input'],
+      additionalProperties: false,
+      properties: {
+        reportType: { type: 'string', pattern: '^[a-z][a-z0-9_-]*$', maxLength: 64, example: 'summary' },
+        input: { type: 'object', description: 'the task’s input (≤ 32 levels, ≤ 10 000 values); `simulate` drives the bundled model simulator' },
+        userId: { type: 'string', description: 'an admin submits for another user' },
+      },
+    },
+  })
+  @ApiResponse({ status: 202, description: 'accepted: `{taskId, state, …}` and `Location`' })
+  @ApiResponse({ status: 422, description: 'the Idempotency-Key was used with another body' })
+  @ApiResponse({ status: 429, description: 'too fast, or too many unfinished tasks: `Retry-After`' })
   async submit(
     @CurrentCaller() caller: Caller,
     @Headers('idempotency-key') key: string | undefined,
