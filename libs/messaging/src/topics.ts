@@ -25,17 +25,21 @@ const defaultLimits: ProvisionLimits = { attemptMs: 15_000, attempts: 4 };
 export async function ensureTopics(kafka: Kafka, topics: TopicSpec[], defaultPartitions = 3, limits = defaultLimits, { create = true } = {}): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     const admin = kafka.admin();
+    // Leaders get a little less than the attempt, so that their own error is the one reported.
+    const leadersMs = Math.max(100, limits.attemptMs - 2_000);
+    const work = provision(admin, topics, defaultPartitions, leadersMs, create);
     try {
-      // Leaders get a little less than the attempt, so that their own error is the one reported.
-      const leadersMs = Math.max(100, limits.attemptMs - 2_000);
-      await withDeadline(provision(admin, topics, defaultPartitions, leadersMs, create), limits.attemptMs, 'provisioning topics');
+      await withDeadline(work, limits.attemptMs, 'provisioning topics');
       return;
     } catch (error) {
       if (!(error instanceof DeadlineExceeded) || attempt >= limits.attempts) throw error;
       logger.warn(`${error.message} (attempt ${attempt} of ${limits.attempts}); trying again with a new client`);
     } finally {
-      // A stuck client may not disconnect either: do not wait for it.
+      // A stuck client may not disconnect either: do not wait for it. Its connect may still succeed
+      // later (the broker wakes up) and would then stay open for good: disconnect it again once its
+      // abandoned work has settled.
       void admin.disconnect().catch(() => undefined);
+      void work.catch(() => undefined).finally(() => void admin.disconnect().catch(() => undefined));
     }
   }
 }
