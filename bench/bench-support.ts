@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { localKafkaEnv } from '@app/messaging';
+import type { Platform } from '../test/support/platform';
 
 // The benchmarks drive the stack as its admin (topics of their own, reading everything); the
 // services they start get their own principals.
@@ -27,4 +28,22 @@ export function runBenchmark(main: () => Promise<void>): void {
       process.exit(1);
     },
   );
+}
+
+/** Settings of a benchmark platform: production's, but for the model (the simulator answers at once). */
+export const benchSettings: NodeJS.ProcessEnv = { LOG_LEVEL: 'warn', GENERATION_RETRY_DELAYS: '5s,30s,2m', MODEL_TIMEOUT: '30s', OUTBOX_POLL_INTERVAL: '1s' };
+
+/**
+ * TaskAccepted → TaskCompleted of `tasks` tasks submitted one after another (after 5 to warm up
+ * connections and caches), both instants stamped by the tasks service (one clock); sorted, in ms.
+ */
+export async function sequentialLatencies(platform: Platform, tasks: number): Promise<number[]> {
+  for (let i = 0; i < 5; i++) await platform.settled((await platform.submit('warm-up', { i })).body.taskId);
+  const latencies: number[] = [];
+  for (let i = 0; i < tasks; i++) {
+    const task = await platform.settled((await platform.submit(`bench-${i % 10}`, { i })).body.taskId);
+    const at = (type: string) => Date.parse(task.timeline.find((e: { eventType: string }) => e.eventType === type).occurredAt);
+    latencies.push(at('TaskCompleted') - at('TaskAccepted'));
+  }
+  return latencies.sort((a, b) => a - b);
 }

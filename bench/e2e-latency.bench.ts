@@ -9,7 +9,7 @@
 import { Logger } from '@nestjs/common';
 import { ensureTopics } from '@app/messaging';
 import { Platform } from '../test/support/platform';
-import { percentile, runBenchmark, writeResult } from './bench-support';
+import { benchSettings, percentile, runBenchmark, sequentialLatencies, writeResult } from './bench-support';
 
 Logger.overrideLogger(['error']);
 const tasks = Number(process.env.BENCH_TASKS ?? 100);
@@ -41,17 +41,9 @@ async function kafkaHop(platform: Platform, samples: number): Promise<number[]> 
 }
 
 async function main(): Promise<void> {
-  // Production settings but for the model: the simulator answers at once.
-  const platform = await new Platform({ LOG_LEVEL: 'warn', GENERATION_RETRY_DELAYS: '5s,30s,2m', MODEL_TIMEOUT: '30s', OUTBOX_POLL_INTERVAL: '1s' }).start();
+  const platform = await new Platform(benchSettings).start();
   try {
-    for (let i = 0; i < 5; i++) await platform.settled((await platform.submit('warm-up', { i })).body.taskId); // connections, caches
-    const latencies: number[] = [];
-    for (let i = 0; i < tasks; i++) {
-      const task = await platform.settled((await platform.submit(`bench-${i % 10}`, { i })).body.taskId);
-      const at = (type: string) => Date.parse(task.timeline.find((e: { eventType: string }) => e.eventType === type).occurredAt);
-      latencies.push(at('TaskCompleted') - at('TaskAccepted'));
-    }
-    latencies.sort((a, b) => a - b);
+    const latencies = await sequentialLatencies(platform, tasks);
     const hop = await kafkaHop(platform, 100);
     const result = {
       date: new Date().toISOString(),

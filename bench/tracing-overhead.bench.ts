@@ -12,29 +12,16 @@ import * as path from 'node:path';
 import { Logger } from '@nestjs/common';
 import { localTracingEnv } from '../tools/stack/stack.config';
 import { Platform } from '../test/support/platform';
-import { percentile, runBenchmark, writeResult } from './bench-support';
+import { benchSettings, percentile, runBenchmark, sequentialLatencies, writeResult } from './bench-support';
 
 Logger.overrideLogger(['error']);
 const tasks = Number(process.env.BENCH_TASKS ?? 100);
 const modes = { off: { OTEL_SDK_DISABLED: 'true' }, on: localTracingEnv() } as const;
 
 async function endToEnd(settings: NodeJS.ProcessEnv): Promise<{ p50: number; p99: number }> {
-  const platform = await new Platform({
-    LOG_LEVEL: 'warn',
-    GENERATION_RETRY_DELAYS: '5s,30s,2m',
-    MODEL_TIMEOUT: '30s',
-    OUTBOX_POLL_INTERVAL: '1s',
-    ...settings,
-  }).start();
+  const platform = await new Platform({ ...benchSettings, ...settings }).start();
   try {
-    for (let i = 0; i < 5; i++) await platform.settled((await platform.submit('warm-up', { i })).body.taskId);
-    const latencies: number[] = [];
-    for (let i = 0; i < tasks; i++) {
-      const task = await platform.settled((await platform.submit(`bench-${i % 10}`, { i })).body.taskId);
-      const at = (type: string) => Date.parse(task.timeline.find((e: { eventType: string }) => e.eventType === type).occurredAt);
-      latencies.push(at('TaskCompleted') - at('TaskAccepted'));
-    }
-    latencies.sort((a, b) => a - b);
+    const latencies = await sequentialLatencies(platform, tasks);
     return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
   } finally {
     await platform.stop();
