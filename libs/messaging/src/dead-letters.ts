@@ -5,12 +5,12 @@ export function deadLetterTopicFor(groupId: string): string {
   return `${groupId}.dlq`;
 }
 
-/** The headers that say why and where a message failed; the original headers are kept beside them. */
 /** Each re-drive of a dead letter of `groupId`: what, by whom, when (npm run dlq, the console). */
 export function redriveLogTopic(groupId: string): string {
   return `${deadLetterTopicFor(groupId)}.redrives`;
 }
 
+/** The headers that say why and where a message failed; the original headers are kept beside them. */
 export const deadLetterHeaders = {
   topic: 'dlq-original-topic',
   partition: 'dlq-original-partition',

@@ -10,6 +10,7 @@ describe('console session', () => {
     const sent = `other=1; ${header.split(';')[0]}; more=2`;
     expect(cookieValue(sent, 'console_session')).toBe('a.b=c');
     expect(cookieValue(undefined, 'console_session')).toBeUndefined();
+    expect(cookieValue('console_session=%E0%A4%A', 'console_session')).toBeUndefined();
   });
 
   it('accepts only the CSRF token of the same session and process', () => {
