@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { parseDuration, parseDurations } from '@app/timing';
+import { EnvReader } from '@app/config';
 
 export interface GenerationConfig {
   modelBaseUrl: string;
@@ -27,26 +27,22 @@ export interface GenerationConfig {
 export const GENERATION_CONFIG = Symbol('GENERATION_CONFIG');
 
 export function loadGenerationConfig(env: NodeJS.ProcessEnv = process.env): GenerationConfig {
-  const delays = env.GENERATION_RETRY_DELAYS ?? '5s,30s,2m';
-  const count = (name: string, fallback: number) => {
-    const value = env[name] ? Number(env[name]) : fallback;
-    if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number ≥ 1, got "${env[name]}"`);
-    return value;
-  };
-  const concurrency = count('GENERATION_CONCURRENCY', 4);
-  return {
-    modelBaseUrl: (env.MODEL_BASE_URL || 'http://127.0.0.1:3010').replace(/\/$/, ''),
-    modelTimeoutMs: parseDuration(env.MODEL_TIMEOUT || '30s'),
-    modelApiKey: env.MODEL_API_KEY || undefined,
-    modelName: env.MODEL_NAME || 'report-writer',
-    modelMaxResponseBytes: count('MODEL_MAX_RESPONSE_BYTES', 4 * 1024 * 1024),
-    retryDelaysMs: delays.trim() === '' ? [] : parseDurations(delays),
+  const read = new EnvReader(env, 'generation');
+  const concurrency = read.integer('GENERATION_CONCURRENCY', 4, { min: 1, max: 1000 });
+  const maxPerUser = read.integer('GENERATION_MAX_PER_USER', Math.max(1, Math.floor(concurrency / 2)), { min: 1, max: 1000 });
+  return read.done({
+    modelBaseUrl: read.text('MODEL_BASE_URL', 'http://127.0.0.1:3010').replace(/\/$/, ''),
+    modelTimeoutMs: read.duration('MODEL_TIMEOUT', '30s'),
+    modelApiKey: read.optionalText('MODEL_API_KEY'),
+    modelName: read.text('MODEL_NAME', 'report-writer'),
+    modelMaxResponseBytes: read.integer('MODEL_MAX_RESPONSE_BYTES', 4 * 1024 * 1024, { min: 1024 }),
+    retryDelaysMs: read.durations('GENERATION_RETRY_DELAYS', '5s,30s,2m'),
     retryJitter: 0.2,
-    pollIntervalMs: parseDuration(env.GENERATION_POLL_INTERVAL || '500ms'),
-    reportsDir: path.resolve(env.REPORTS_DIR || '.data/reports'),
-    reconcileDeadlineMs: parseDuration(env.RECONCILE_DEADLINE || '30m'),
-    reconcileIntervalMs: parseDuration(env.RECONCILE_INTERVAL || '1m'),
+    pollIntervalMs: read.duration('GENERATION_POLL_INTERVAL', '500ms'),
+    reportsDir: path.resolve(read.text('REPORTS_DIR', '.data/reports')),
+    reconcileDeadlineMs: read.duration('RECONCILE_DEADLINE', '30m'),
+    reconcileIntervalMs: read.duration('RECONCILE_INTERVAL', '1m'),
     concurrency,
-    maxPerUser: Math.min(concurrency, count('GENERATION_MAX_PER_USER', Math.max(1, Math.floor(concurrency / 2)))),
-  };
+    maxPerUser: Math.min(concurrency, maxPerUser),
+  });
 }

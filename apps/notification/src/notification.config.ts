@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { localAuthFiles } from '@app/auth';
-import { parseDuration } from '@app/timing';
+import { EnvReader } from '@app/config';
 import { AllowedTargets, parseAllowedTargets } from './webhooks/destination-policy';
 import { SecretBox } from './webhooks/secret-box';
 
@@ -23,22 +23,18 @@ export interface NotificationConfig {
 export const NOTIFICATION_CONFIG = Symbol('NOTIFICATION_CONFIG');
 
 export function loadNotificationConfig(env: NodeJS.ProcessEnv = process.env): NotificationConfig {
-  const attempts = Number(env.WEBHOOK_MAX_ATTEMPTS || 6);
-  if (!Number.isInteger(attempts) || attempts < 1) throw new Error(`WEBHOOK_MAX_ATTEMPTS must be an integer ≥ 1, got "${env.WEBHOOK_MAX_ATTEMPTS}"`);
-  return {
-    deliveryTimeoutMs: parseDuration(env.WEBHOOK_TIMEOUT || '10s'),
-    maxDeliveryAttempts: attempts,
-    retryInitialMs: parseDuration(env.WEBHOOK_RETRY_INITIAL || '1s'),
-    retryMaxMs: parseDuration(env.WEBHOOK_RETRY_MAX || '5m'),
-    pollIntervalMs: parseDuration(env.WEBHOOK_POLL_INTERVAL || '500ms'),
-    allowInsecure: env.WEBHOOK_ALLOW_INSECURE === 'on',
-    allowedTargets: parseAllowedTargets(env.WEBHOOK_ALLOWED_TARGETS),
-    dnsServers: (env.WEBHOOK_DNS_SERVERS ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-    rotationGraceMs: parseDuration(env.WEBHOOK_ROTATION_GRACE || '24h'),
-  };
+  const read = new EnvReader(env, 'notification');
+  return read.done({
+    deliveryTimeoutMs: read.duration('WEBHOOK_TIMEOUT', '10s'),
+    maxDeliveryAttempts: read.integer('WEBHOOK_MAX_ATTEMPTS', 6, { min: 1, max: 100 }),
+    retryInitialMs: read.duration('WEBHOOK_RETRY_INITIAL', '1s'),
+    retryMaxMs: read.duration('WEBHOOK_RETRY_MAX', '5m'),
+    pollIntervalMs: read.duration('WEBHOOK_POLL_INTERVAL', '500ms'),
+    allowInsecure: read.flag('WEBHOOK_ALLOW_INSECURE', false),
+    allowedTargets: read.parsed('WEBHOOK_ALLOWED_TARGETS', parseAllowedTargets, parseAllowedTargets(undefined)),
+    dnsServers: read.list('WEBHOOK_DNS_SERVERS'),
+    rotationGraceMs: read.duration('WEBHOOK_ROTATION_GRACE', '24h'),
+  });
 }
 
 /**

@@ -1,3 +1,5 @@
+import { EnvReader } from '@app/config';
+
 export interface QuotaConfig {
   /** What a user is granted the first time the service sees them. */
   defaultQuota: number;
@@ -6,8 +8,6 @@ export interface QuotaConfig {
 export const QUOTA_CONFIG = Symbol('QUOTA_CONFIG');
 
 export function loadQuotaConfig(env: NodeJS.ProcessEnv = process.env): QuotaConfig {
-  const raw = env.DEFAULT_QUOTA ?? '10';
-  const defaultQuota = Number(raw);
-  if (!Number.isInteger(defaultQuota) || defaultQuota < 0) throw new Error(`DEFAULT_QUOTA must be a whole number ≥ 0, got "${raw}"`);
-  return { defaultQuota };
+  const read = new EnvReader(env, 'quota');
+  return read.done({ defaultQuota: read.integer('DEFAULT_QUOTA', 10, { min: 0, max: 2 ** 31 - 1 }) });
 }

@@ -1,4 +1,4 @@
-import { parseDuration } from '@app/timing';
+import { EnvReader } from '@app/config';
 import { defaultInputLimits, InputLimits } from './submit/request-limits';
 
 export interface TasksConfig {
@@ -23,23 +23,19 @@ export interface TasksConfig {
 export const TASKS_CONFIG = Symbol('TASKS_CONFIG');
 
 export function loadTasksConfig(env: NodeJS.ProcessEnv = process.env): TasksConfig {
-  const taskDeadlineMs = parseDuration(env.TASK_DEADLINE || '15m');
-  const positive = (name: string, fallback: number) => {
-    const value = Number(env[name] || fallback);
-    if (!(value > 0)) throw new Error(`${name} must be a positive number, got "${env[name]}"`);
-    return value;
-  };
+  const read = new EnvReader(env, 'tasks');
+  const taskDeadlineMs = read.duration('TASK_DEADLINE', '15m');
   // Simulation is on with the bundled simulator (no MODEL_BASE_URL of one's own), off otherwise.
-  const simulation = (env.MODEL_SIMULATION || (env.MODEL_BASE_URL ? 'off' : 'on')) === 'on';
-  return {
-    idempotencyTtlMs: parseDuration(env.IDEMPOTENCY_TTL || '24h'),
-    keyLockTimeoutMs: parseDuration(env.IDEMPOTENCY_LOCK_TIMEOUT || '2s'),
+  const simulation = read.flag('MODEL_SIMULATION', !env.MODEL_BASE_URL);
+  return read.done({
+    idempotencyTtlMs: read.duration('IDEMPOTENCY_TTL', '24h'),
+    keyLockTimeoutMs: read.duration('IDEMPOTENCY_LOCK_TIMEOUT', '2s'),
     taskDeadlineMs,
-    taskDeadlineGraceMs: parseDuration(env.TASK_DEADLINE_GRACE || '5m'),
-    deadlineCheckIntervalMs: parseDuration(env.TASK_DEADLINE_CHECK_INTERVAL || `${Math.min(60_000, Math.max(100, Math.round(taskDeadlineMs / 10)))}ms`),
-    userRateLimit: positive('USER_RATE_LIMIT', 10),
-    userRateBurst: positive('USER_RATE_BURST', 20),
-    userMaxOpenTasks: Math.floor(positive('USER_MAX_OPEN_TASKS', 100)),
+    taskDeadlineGraceMs: read.duration('TASK_DEADLINE_GRACE', '5m'),
+    deadlineCheckIntervalMs: read.duration('TASK_DEADLINE_CHECK_INTERVAL', `${Math.min(60_000, Math.max(100, Math.round(taskDeadlineMs / 10)))}ms`),
+    userRateLimit: read.positive('USER_RATE_LIMIT', 10),
+    userRateBurst: read.positive('USER_RATE_BURST', 20),
+    userMaxOpenTasks: Math.floor(read.positive('USER_MAX_OPEN_TASKS', 100)),
     inputLimits: { ...defaultInputLimits, simulation },
-  };
+  });
 }

@@ -1,3 +1,4 @@
+import { ConfigError } from '@app/config';
 import { localAudience, localAuthFiles, localIssuer } from './local-keys';
 
 export interface AuthConfig {
@@ -16,7 +17,8 @@ export function loadAuthConfig(env: NodeJS.ProcessEnv = process.env): AuthConfig
     .map((a) => a.trim())
     .filter(Boolean);
   const refused = algorithms.filter((a) => !/^(RS|PS|ES)(256|384|512)$|^EdDSA$/.test(a));
-  if (refused.length) throw new Error(`AUTH_ALGORITHMS may list only asymmetric algorithms (RS256, ES256, …), got ${refused.join(', ')}`);
+  if (refused.length)
+    throw new ConfigError('authentication', [`AUTH_ALGORITHMS may list only asymmetric algorithms (RS256, ES256, …), got ${refused.join(', ')}`]);
   return {
     jwksUrl: env.AUTH_JWKS_URL || localAuthFiles().jwks,
     issuer: env.AUTH_ISSUER || localIssuer,

@@ -1,2 +1,3 @@
 export * from './service.config';
 export * from './log-levels';
+export * from './env-reader';

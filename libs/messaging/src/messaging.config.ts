@@ -1,4 +1,5 @@
-import { BackoffPolicy, parseDuration } from '@app/timing';
+import { EnvReader } from '@app/config';
+import { BackoffPolicy } from '@app/timing';
 
 export interface MessagingConfig {
   topicPartitions: number;
@@ -10,31 +11,25 @@ export interface MessagingConfig {
 
 /** Messaging settings from the environment, each with a production default; tests shorten them. */
 export function loadMessagingConfig(env: NodeJS.ProcessEnv = process.env): MessagingConfig {
-  const int = (name: string, fallback: number, min = 1) => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer ≥ ${min}, got "${raw}"`);
-    return value;
-  };
-  const duration = (name: string, fallback: string) => parseDuration(env[name] || fallback);
-  return {
+  const read = new EnvReader(env, 'messaging');
+  const int = (name: string, fallback: number, min = 1) => read.integer(name, fallback, { min });
+  return read.done({
     topicPartitions: int('TOPIC_PARTITIONS', 3),
     relay: {
       batchSize: int('OUTBOX_BATCH_SIZE', 100),
       // Under the broker's default message.max.bytes (1 MiB), which bounds each partition's record batch.
       maxBatchBytes: int('OUTBOX_MAX_BATCH_BYTES', 900_000, 1024),
-      pollIntervalMs: duration('OUTBOX_POLL_INTERVAL', '1s'),
-      retentionMs: duration('OUTBOX_RETENTION', '168h'),
+      pollIntervalMs: read.duration('OUTBOX_POLL_INTERVAL', '1s'),
+      retentionMs: read.duration('OUTBOX_RETENTION', '168h'),
     },
     consumer: {
       maxAttempts: int('CONSUMER_MAX_ATTEMPTS', 3),
-      retryBackoff: { initialMs: duration('CONSUMER_RETRY_INITIAL', '200ms'), maxMs: duration('CONSUMER_RETRY_MAX', '5s'), jitter: 0.2 },
+      retryBackoff: { initialMs: read.duration('CONSUMER_RETRY_INITIAL', '200ms'), maxMs: read.duration('CONSUMER_RETRY_MAX', '5s'), jitter: 0.2 },
       // How soon a dead instance's partitions go to another: kafkajs' 30 s is long for a crash.
-      sessionTimeoutMs: duration('CONSUMER_SESSION_TIMEOUT', '10s'),
+      sessionTimeoutMs: read.duration('CONSUMER_SESSION_TIMEOUT', '10s'),
       partitionsConcurrently: int('CONSUMER_CONCURRENCY', 3),
-      outageMaxDelayMs: duration('CONSUMER_OUTAGE_MAX_DELAY', '10s'),
+      outageMaxDelayMs: read.duration('CONSUMER_OUTAGE_MAX_DELAY', '10s'),
     },
-    inboxRetentionMs: env.INBOX_RETENTION ? parseDuration(env.INBOX_RETENTION) : undefined,
-  };
+    inboxRetentionMs: env.INBOX_RETENTION ? read.duration('INBOX_RETENTION', '0ms') : undefined,
+  });
 }

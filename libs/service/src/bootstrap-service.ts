@@ -2,15 +2,26 @@ import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
-import { ConfigError, SERVICE_CONFIG, ServiceConfig, ServiceName } from '@app/config';
+import { loadAuthConfig } from '@app/auth';
+import { ConfigError, configurationProblems, loadServiceConfig, SERVICE_CONFIG, ServiceConfig, ServiceName } from '@app/config';
+import { loadMessagingConfig } from '@app/messaging';
 import type { Migration } from '@app/database';
 import { migrateCommand } from './migrate-command';
 import { createRootLogger } from './logging';
 import { serveOpenApi } from './openapi';
 import { ProblemDetailsFilter } from './problem-details.filter';
 
-/** `main.js migrate <action>` runs the migration command; anything else boots the service. */
-export async function runService(module: Type<unknown>, name: ServiceName, migrations: Migration[]): Promise<void> {
+/**
+ * Checks every setting the service reads first — its own loaders, and the service, messaging and
+ * token settings every service has — and refuses to start with all the problems listed at once.
+ * `main.js migrate <action>` runs the migration command; anything else boots the service.
+ */
+export async function runService(module: Type<unknown>, name: ServiceName, migrations: Migration[], loaders: Array<() => unknown> = []): Promise<void> {
+  const problems = configurationProblems([() => loadServiceConfig(name), () => loadMessagingConfig(), () => loadAuthConfig(), ...loaders]);
+  if (problems.length) {
+    createRootLogger(name).fatal(`invalid configuration for ${name}:\n  - ${problems.join('\n  - ')}`);
+    process.exit(1);
+  }
   if (process.argv[2] !== 'migrate') return bootstrapService(module, name);
   const print = (line: string) => process.stdout.write(`${line}\n`);
   const code = await migrateCommand(name, migrations, process.argv[3], print).catch((error: Error) => {
