@@ -6,3 +6,4 @@ export * from './logging';
 export * from './auth.guard';
 export * from './authorize';
 export * from './request-hygiene.interceptor';
+export * from './body-shape';

@@ -6,7 +6,7 @@ import { Caller } from '@app/auth';
 import { KNEX } from '@app/database';
 import { causedBy, DomainEvent } from '@app/events';
 import { addToOutbox } from '@app/messaging';
-import { CurrentCaller, requireMayActFor, requireObject, requireText } from '@app/service';
+import { BodyShape, CurrentCaller, readBody, requireMayActFor, requireText, schemaOf } from '@app/service';
 import { NOTIFICATION_CONFIG, NotificationConfig } from '../notification.config';
 import { SecretBox } from '../webhooks/secret-box';
 import { WEBHOOK_POLICY } from '../webhooks/webhook-policy.provider';
@@ -15,6 +15,13 @@ import { refusalOf, UrlPolicy } from '../webhooks/webhook-url';
 const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
 
 /** A user's webhook: registered, rotated and removed by the user themself (or an admin). */
+/** PUT /users/{userId}/webhook's body: checked with it, documented from it. */
+const webhookShape: BodyShape = {
+  fields: { url: { kind: 'text', max: 2048, description: 'https, to a public address', example: 'https://hooks.example.com/tasks' } },
+  required: ['url'],
+  closed: false,
+};
+
 @Controller('users/:userId/webhook')
 export class WebhooksController {
   constructor(
@@ -29,16 +36,10 @@ export class WebhooksController {
    * inside, is a 400. The answer carries the signing secret, once: only its sealed form is stored.
    */
   @Put()
-  @ApiBody({
-    schema: {
-      type: 'object',
-      required: ['url'],
-      properties: { url: { type: 'string', format: 'uri', maxLength: 2048, example: 'https://hooks.example.com/tasks' } },
-    },
-  })
+  @ApiBody({ schema: schemaOf(webhookShape) })
   async register(@CurrentCaller() caller: Caller, @Param('userId') userId: string, @Body() body: unknown) {
     this.authorize(caller, userId);
-    const url = requireText(requireObject(body, 'the request body').url, 'url', { max: 2048 });
+    const { url } = readBody(body, webhookShape) as { url: string };
     const refusal = await refusalOf(url, this.policy);
     if (refusal) throw new BadRequestException(refusal);
     const secret = newSecret();

@@ -4,10 +4,13 @@ import type { Response } from 'express';
 import type { Knex } from 'knex';
 import { Caller, isAdmin } from '@app/auth';
 import { KNEX } from '@app/database';
-import { CurrentCaller, optionalInteger, requireIdempotencyKey, requireInteger, requireMayRead, requireObject, requireText, requireUuid } from '@app/service';
+import { BodyShape, CurrentCaller, optionalInteger, readBody, requireIdempotencyKey, requireMayRead, requireText, requireUuid, schemaOf } from '@app/service';
 import { QuotaSummary, summarise } from '../ledger/quota-account';
 import { grantQuota } from './grant-quota';
 import { QUOTA_CONFIG, QuotaConfig } from '../quota.config';
+
+/** POST /quota/{userId}/grants's body: checked with it, documented from it. */
+const grantShape: BodyShape = { fields: { amount: { kind: 'integer', min: 1, max: 1_000_000 } }, required: ['amount'], closed: false };
 
 @ApiTags('quota')
 @Controller('quota')
@@ -47,7 +50,7 @@ export class QuotaController {
   /** Admin only, under an Idempotency-Key. */
   @Post(':userId/grants')
   @ApiHeader({ name: 'Idempotency-Key', required: true })
-  @ApiBody({ schema: { type: 'object', required: ['amount'], properties: { amount: { type: 'integer', minimum: 1, maximum: 1000000 } } } })
+  @ApiBody({ schema: schemaOf(grantShape) })
   async grant(
     @CurrentCaller() caller: Caller,
     @Param('userId') userId: string,
@@ -57,7 +60,7 @@ export class QuotaController {
   ): Promise<QuotaSummary> {
     if (!isAdmin(caller)) throw new ForbiddenException('only an admin grants quota');
     requireText(userId, 'userId', { max: 128 });
-    const amount = requireInteger(requireObject(body, 'body').amount, 'amount', { min: 1, max: 1_000_000 });
+    const { amount } = readBody(body, grantShape, 'body') as { amount: number };
     const result = await grantQuota(this.knex, userId, amount, requireIdempotencyKey(key), this.config.defaultQuota);
     res.status(result.status);
     if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');

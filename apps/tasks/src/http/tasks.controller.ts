@@ -6,15 +6,17 @@ import { Caller, isAdmin, isViewer, masked } from '@app/auth';
 import { taskStates } from '@app/task-state';
 import { KNEX } from '@app/database';
 import {
+  BodyShape,
   CurrentCaller,
   optionalInstant,
   optionalInteger,
+  readBody,
   requireIdempotencyKey,
   requireMayActFor,
   requireMayRead,
-  requireObject,
   requireText,
   requireUuid,
+  schemaOf,
   visibleOrNotFound,
 } from '@app/service';
 import { findTask, listTasks } from '../projection/task-queries';
@@ -22,7 +24,16 @@ import { checkInput, InputLimits } from '../submit/request-limits';
 import { submitTask, TaskSubmission } from '../submit/submit-task';
 import { TASKS_CONFIG, TasksConfig } from '../tasks.config';
 
-const allowedFields = new Set(['userId', 'reportType', 'input']);
+/** POST /tasks's body: checked with it, documented from it. */
+const submissionShape: BodyShape = {
+  fields: {
+    input: { kind: 'object', description: 'the task’s input (≤ 32 levels, ≤ 10 000 values); `simulate` drives the bundled model simulator' },
+    userId: { kind: 'text', max: 128, pattern: /^[A-Za-z0-9._@:-]+$/, description: 'an admin submits for another user; anyone else only for themself' },
+    reportType: { kind: 'text', max: 64, pattern: /^[a-z][a-z0-9_-]*$/, example: 'summary' },
+  },
+  required: ['input', 'reportType'],
+  closed: true,
+};
 
 @ApiTags('tasks')
 @Controller('tasks')
@@ -39,18 +50,7 @@ export class TasksController {
     required: true,
     description: 'the same key and body again: the same answer (Idempotent-Replayed: true); another body: 422',
   })
-  @ApiBody({
-    schema: {
-      type: 'object',
-      required: ['reportType', 'input'],
-      additionalProperties: false,
-      properties: {
-        reportType: { type: 'string', pattern: '^[a-z][a-z0-9_-]*$', maxLength: 64, example: 'summary' },
-        input: { type: 'object', description: 'the task’s input (≤ 32 levels, ≤ 10 000 values); `simulate` drives the bundled model simulator' },
-        userId: { type: 'string', description: 'an admin submits for another user' },
-      },
-    },
-  })
+  @ApiBody({ schema: schemaOf(submissionShape) })
   @ApiResponse({ status: 202, description: 'accepted: `{taskId, state, …}` and `Location`' })
   @ApiResponse({ status: 422, description: 'the Idempotency-Key was used with another body' })
   @ApiResponse({ status: 429, description: 'too fast, or too many unfinished tasks: `Retry-After`' })
@@ -106,14 +106,12 @@ export class TasksController {
 }
 
 function validSubmission(body: unknown, caller: Caller, limits: InputLimits): TaskSubmission {
-  const fields = requireObject(body, 'the request body');
-  const unknown = Object.keys(fields).filter((f) => !allowedFields.has(f));
-  if (unknown.length) throw new BadRequestException(`the request body has unknown field(s): ${unknown.join(', ')}`);
-  const refusal = checkInput(requireObject(fields.input, 'input'), limits);
+  const fields = readBody(body, submissionShape);
+  const refusal = checkInput(fields.input as Record<string, unknown>, limits);
   if (refusal) throw new BadRequestException(refusal.message);
   return {
-    userId: fields.userId === undefined ? caller.userId : requireText(fields.userId, 'userId', { max: 128, pattern: /^[A-Za-z0-9._@:-]+$/ }),
-    reportType: requireText(fields.reportType, 'reportType', { max: 64, pattern: /^[a-z][a-z0-9_-]*$/ }),
-    input: requireObject(fields.input, 'input'),
+    userId: (fields.userId as string | undefined) ?? caller.userId,
+    reportType: fields.reportType as string,
+    input: fields.input as Record<string, unknown>,
   };
 }
