@@ -4,7 +4,8 @@ import type { Kafka, Message, Producer, TopicMessages } from 'kafkajs';
 import { DomainEvent } from '@app/events';
 import { EventCodec } from '../event.codec';
 import { WorkerLoop } from '@app/timing';
-import { failSpan, openSpan, Span, SpanKind, traceparentOf } from '@app/tracing';
+import { failSpan } from '@app/tracing';
+import { openPublishSpans } from './publish-spans';
 import { outboxCommitted, outboxSignal } from './outbox-signal';
 
 export interface RelayOptions {
@@ -34,21 +35,6 @@ interface Encoded {
   topic: string;
   message: Message;
   bytes: number;
-}
-
-/**
- * Each row is published in a span of the trace it was written in (its stored context, not the relay's),
- * and the message carries that span's context for its consumers.
- */
-function openPublishSpans(request: Encoded[]): Span[] {
-  return request.map((encoded) => {
-    const { row } = encoded;
-    const facts = { taskId: row.message_key, eventId: row.headers.eventId, eventType: row.event_type, 'messaging.destination.name': encoded.topic };
-    const span = openSpan(`publish ${row.event_type}`, { parent: row.headers.traceparent, kind: SpanKind.PRODUCER, facts });
-    const traceparent = traceparentOf(span);
-    if (traceparent) encoded.message = { ...encoded.message, headers: { ...row.headers, traceparent } };
-    return span;
-  });
 }
 
 export interface RelayStats {
