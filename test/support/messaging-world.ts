@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import type { Kafka } from 'kafkajs';
 import { defaults } from '@app/config';
 import { createKnex, ensureDatabase, migrateToLatest } from '@app/database';
 import { DomainEvent, newEvent } from '@app/events';
@@ -39,8 +40,8 @@ export class MessagingWorld {
     return this;
   }
 
-  async relay(options: Partial<RelayOptions> = {}, db: Knex = this.db): Promise<OutboxRelay> {
-    const relay = new OutboxRelay(db, this.kafka, this.codec, { batchSize: 100, pollIntervalMs: 200, retentionMs: 3_600_000, ...options });
+  async relay(options: Partial<RelayOptions> = {}, db: Knex = this.db, kafka: Kafka = this.kafka): Promise<OutboxRelay> {
+    const relay = new OutboxRelay(db, kafka, this.codec, { batchSize: 100, pollIntervalMs: 200, retentionMs: 3_600_000, ...options });
     await relay.start();
     this.closers.push(() => relay.stop());
     return relay;

@@ -1,5 +1,5 @@
 import type { Kafka } from 'kafkajs';
-import { ensureTopics } from '@app/messaging';
+import { ensureTopics, IdempotentProducer } from '@app/messaging';
 import { DeadLetter, DeadLetterFilter, matches, readDeadLetters, readRedriveLog, redriveLogTopic, redrivenHeaders } from './dead-letter-store';
 
 export interface RedriveOptions extends DeadLetterFilter {
@@ -43,7 +43,7 @@ export async function redrive(kafka: Kafka, groupId: string, options: RedriveOpt
   if (options.dryRun || todo.length === 0) return { ...result, redriven: todo };
 
   await ensureTopics(kafka, [{ topic: redriveLogTopic(groupId), partitions: 1 }]);
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  const producer = new IdempotentProducer(kafka);
   await producer.connect();
   try {
     for (const letter of todo) {

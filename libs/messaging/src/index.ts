@@ -1,6 +1,7 @@
 export * from './dead-letters';
 export * from './event.codec';
 export * from './event-validator';
+export * from './idempotent-producer';
 export * from './inbox/consumer.runner';
 export * from './inbox/event-handlers';
 export * from './inbox/record-in-inbox';

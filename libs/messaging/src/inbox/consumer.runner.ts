@@ -1,11 +1,12 @@
 import { consumerLag } from '@app/metrics';
 import { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
-import type { Consumer, EachBatchPayload, Kafka, Producer } from 'kafkajs';
+import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { EventType, eventTypes } from '@app/events';
 import { BackoffPolicy, exponentialDelay } from '@app/timing';
 import { deadLetterTopicFor } from '../dead-letters';
 import { EventCodec } from '../event.codec';
+import { IdempotentProducer } from '../idempotent-producer';
 import { ensureTopics } from '../topics';
 import { EventHandlers } from './event-handlers';
 import { BatchControl, ConsumerStats, MessageDelivery } from './message-delivery';
@@ -46,7 +47,7 @@ export class ConsumerRunner {
   lastError?: string;
   private readonly logger: Logger;
   private consumer?: Consumer;
-  private readonly producer: Producer;
+  private readonly producer: IdempotentProducer;
   private assignment: Record<string, number[]> = {};
   private keepRunning = false;
   private running?: Promise<void>;
@@ -61,7 +62,7 @@ export class ConsumerRunner {
   ) {
     this.groupId = `${codec.topicPrefix}${options.name}`;
     this.logger = new Logger(`consumer ${options.name}`);
-    this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    this.producer = new IdempotentProducer(kafka);
     this.delivery = new MessageDelivery(knex, codec, this.producer, this.deadLetterTopic, this.logger, options);
   }
 

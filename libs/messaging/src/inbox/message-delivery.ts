@@ -2,12 +2,13 @@ import { consumerMessages, deadLetters, inboxDuplicates, retries } from '@app/me
 import { afterCommit } from '@app/database';
 import type { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
-import type { KafkaMessage, Producer } from 'kafkajs';
+import type { KafkaMessage } from 'kafkajs';
 import { DomainEvent, EventType } from '@app/events';
 import { BackoffPolicy, exponentialDelay } from '@app/timing';
 import { deadLetterMessage } from '../dead-letters';
 import { ErrorCode, errorCodeOf, isInfrastructureError, isRetriable, PlatformError } from '@app/failures';
 import { EventCodec } from '../event.codec';
+import type { IdempotentProducer } from '../idempotent-producer';
 import { addToOutbox } from '../outbox/add-to-outbox';
 import { traceparentFor } from '../trace';
 import { failSpan, inSpan, Span, SpanKind } from '@app/tracing';
@@ -51,7 +52,7 @@ export class MessageDelivery {
   constructor(
     private readonly knex: Knex,
     private readonly codec: EventCodec,
-    private readonly producer: Producer,
+    private readonly producer: IdempotentProducer,
     private readonly deadLetterTopic: string,
     private readonly logger: Logger,
     private readonly options: DeliveryOptions,

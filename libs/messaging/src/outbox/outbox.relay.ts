@@ -1,8 +1,9 @@
 import { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
-import type { Kafka, Message, Producer, TopicMessages } from 'kafkajs';
+import type { Kafka, Message, TopicMessages } from 'kafkajs';
 import { DomainEvent } from '@app/events';
 import { EventCodec } from '../event.codec';
+import { IdempotentProducer } from '../idempotent-producer';
 import { WorkerLoop } from '@app/timing';
 import { failSpan } from '@app/tracing';
 import { openPublishSpans } from './publish-spans';
@@ -40,6 +41,7 @@ interface Encoded {
 export interface RelayStats {
   published: number;
   parked: number;
+  failedRounds: number;
 }
 
 /** Kafka's per-record overhead (lengths, offsets, attributes), generously rounded up. */
@@ -49,7 +51,7 @@ const recordOverheadBytes = 80;
 export const relayLockKey = 7_140_001;
 
 /**
- * Publishes outbox rows in id order with an idempotent producer (acks=all), a whole batch per
+ * Publishes outbox rows in id order with an idempotent producer (see IdempotentProducer), a whole batch per
  * request, and marks them published. Each batch runs in a transaction holding an advisory lock, so
  * that with several instances of a service exactly one publishes at a time and order per key holds;
  * when the publishing instance dies its transaction ends and another takes over. A crash between
@@ -62,11 +64,11 @@ export const relayLockKey = 7_140_001;
  */
 export class OutboxRelay {
   private readonly logger = new Logger('outbox-relay');
-  private readonly producer: Producer;
+  private readonly producer: IdempotentProducer;
   private readonly loop: WorkerLoop;
   private lastPrune = 0;
   private maxBatchBytes: number;
-  readonly stats: RelayStats = { published: 0, parked: 0 };
+  readonly stats: RelayStats = { published: 0, parked: 0, failedRounds: 0 };
   private readonly onCommit = () => this.loop.wake();
 
   constructor(
@@ -75,7 +77,7 @@ export class OutboxRelay {
     private readonly codec: EventCodec,
     private readonly options: RelayOptions,
   ) {
-    this.producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    this.producer = new IdempotentProducer(kafka);
     this.maxBatchBytes = options.maxBatchBytes ?? 900_000;
     this.loop = new WorkerLoop(() => this.round(), { name: 'outbox-relay', logger: new Logger('outbox-relay'), pollIntervalMs: options.pollIntervalMs });
   }
@@ -100,9 +102,14 @@ export class OutboxRelay {
 
   /** A full batch, or one cut short, means there may be more: the loop runs again at once. */
   private async round(): Promise<boolean> {
-    const { more } = await this.publishBatch();
-    await this.pruneIfDue();
-    return more;
+    try {
+      const { more } = await this.publishBatch();
+      await this.pruneIfDue();
+      return more;
+    } catch (error) {
+      this.stats.failedRounds++;
+      throw error;
+    }
   }
 
   /**
