@@ -24,8 +24,10 @@ export function portVariable(name: AppName): string {
   return `${name.toUpperCase().replace(/-/g, '_')}_PORT`;
 }
 
+/** `env.NODE_FLAGS` (space-separated) go to node itself: flags NODE_OPTIONS refuses, such as --cpu-prof. */
 export function startService(name: AppName, port: number, env: NodeJS.ProcessEnv, onLine: (line: string) => void = () => undefined): RunningService {
-  const child = spawn(process.execPath, [serviceEntry(name)], {
+  const nodeFlags = (env.NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeFlags, serviceEntry(name)], {
     cwd: rootDir,
     env: { ...process.env, ...env, [portVariable(name)]: String(port), NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -92,7 +92,8 @@ function startPrivateCluster(config: StackConfig, proc: ManagedProcess, port: nu
   return startDetached(proc, cmd, args);
 }
 
-function postgresBinDir(): string {
+/** The newest installed PostgreSQL's programs (initdb, postgres, pgbench). */
+export function postgresBinDir(): string {
   const root = '/usr/lib/postgresql';
   const versions = fs.existsSync(root) ? fs.readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
   const found = versions.map((v) => path.join(root, v, 'bin')).find((dir) => fs.existsSync(path.join(dir, 'initdb')));

@@ -1,0 +1,176 @@
+/**
+ * Tasks per second at saturation, against the limits of the machine measured in the same run.
+ *
+ * - saturation: N tasks (BENCH_TASKS, 1,000) from 200 users submitted at once, from the first
+ *   POST to the last TaskCompleted; then the same with one message in ten of every topic sent
+ *   again byte for byte by a separate producer;
+ * - latency at half of saturation: POST → TaskCompleted appended, and each event's relay lag;
+ * - cost: CPU seconds per task of every process, peak RSS of each service;
+ * - limits: L_db (event transactions/s ÷ transactions per task) and L_kafka (raw kafkajs pipe
+ *   messages/s ÷ messages per task), and efficiency = tasks/s ÷ min(L_db, L_kafka).
+ *
+ * Run with `npm run bench:throughput` (the stack must be up; it builds the services);
+ * BENCH_PROFILE=<dir> to profile the services.
+ */
+import * as os from 'node:os';
+import { Logger } from '@nestjs/common';
+import { serviceNames } from '@app/config';
+import { createKnex, dropDatabase, ensureDatabase, migrateToLatest } from '@app/database';
+import { EventCodec, messagingTables } from '@app/messaging';
+import { defaults } from '@app/config';
+import { Platform } from '../test/support/platform';
+import { tokenFor } from '../test/support/tokens';
+import { benchSettings, percentile, runBenchmark, writeResult } from './bench-support';
+import { Duplicator } from './throughput/duplicator';
+import { eventTransactionsPerSecond, kafkaPipePerSecond, perTask } from './throughput/limits';
+import { OutcomeWatcher } from './throughput/outcome-watcher';
+import { CostMeter, postgresPids, stackPid } from './throughput/process-cost';
+
+Logger.overrideLogger(['error']);
+const tasksPerRun = Number(process.env.BENCH_TASKS ?? 1000);
+const users = Array.from({ length: 200 }, (_, i) => `bench-user-${i}`);
+const inFlight = 64; // the client's own limit on requests in flight: "at once", without 1,000 sockets
+const settings: NodeJS.ProcessEnv = { ...benchSettings, DEFAULT_QUOTA: '1000000', USER_RATE_LIMIT: '1000', USER_RATE_BURST: '1000' };
+// BENCH_PROFILE=<dir>: each service writes a V8 CPU profile there when it stops (open in Chrome's DevTools).
+if (process.env.BENCH_PROFILE) settings.NODE_FLAGS = `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}`;
+
+interface Submitted {
+  ids: string[];
+  postedAt: Map<string, number>;
+}
+
+/** POSTs `count` tasks, `inFlight` at a time or one every `intervalMs`; anything but 202 fails the run. */
+async function submit(platform: Platform, count: number, label: string, intervalMs = 0): Promise<Submitted> {
+  const postedAt = new Map<string, number>();
+  let next = 0;
+  const one = async () => {
+    const i = next++;
+    const at = Date.now();
+    const answer = await platform.submit(users[i % users.length], { label, i }, `${label}-${i}`);
+    if (answer.status !== 202) throw new Error(`POST /tasks answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    postedAt.set(answer.body.taskId as string, at);
+  };
+  if (intervalMs > 0) {
+    const pending: Promise<void>[] = [];
+    for (let i = 0; i < count; i++) {
+      pending.push(one());
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    }
+    await Promise.all(pending);
+  } else {
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (next < count) await one();
+      }),
+    );
+  }
+  return { ids: [...postedAt.keys()], postedAt };
+}
+
+async function saturation(platform: Platform, watcher: OutcomeWatcher, label: string): Promise<number> {
+  const started = Date.now();
+  const { ids } = await submit(platform, tasksPerRun, label);
+  await watcher.allCompleted(ids, 600_000);
+  const last = Math.max(...ids.map((id) => watcher.completedAt.get(id)!));
+  return tasksPerRun / ((last - started) / 1000);
+}
+
+async function transactionsCommitted(platform: Platform): Promise<number> {
+  const server = createKnex(platform.env.serverUrl);
+  try {
+    const names = serviceNames.map((s) => new URL(platform.env.databaseUrl(s)).pathname.slice(1));
+    const [{ sum }] = (await server.raw('select sum(xact_commit)::bigint as sum from pg_stat_database where datname = any(?)', [names])).rows;
+    return Number(sum);
+  } finally {
+    await server.destroy();
+  }
+}
+
+async function limits(platform: Platform, eventBytes: number) {
+  const url = new URL(platform.env.serverUrl);
+  url.pathname = `/bench_limits_${platform.env.suffix}`;
+  await ensureDatabase(url.toString());
+  const db = createKnex(url.toString());
+  try {
+    await migrateToLatest(db, [messagingTables]);
+    const transactions = await eventTransactionsPerSecond(db, url.toString(), 8, eventBytes);
+    const pipe = await kafkaPipePerSecond(platform.kafka, `${platform.env.topicPrefix}bench-pipe`, eventBytes);
+    return { transactions, pipe, lDb: transactions.perSecond / perTask.transactions, lKafka: pipe / perTask.kafkaMessages };
+  } finally {
+    await db.destroy();
+    await dropDatabase(url.toString());
+  }
+}
+
+const round = (n: number, places = 1) => +n.toFixed(places);
+
+async function main(): Promise<void> {
+  const platform = await new Platform(settings).start();
+  const watcher = await new OutcomeWatcher(platform.kafka, new EventCodec(defaults.schemaRegistryUrl, platform.env.topicPrefix)).start();
+  try {
+    await Promise.all(users.map((user) => tokenFor(user)));
+    await watcher.allCompleted((await submit(platform, 50, 'warm-up')).ids, 60_000);
+
+    const meter = new CostMeter({
+      ...Object.fromEntries(serviceNames.map((name) => [name, () => [platform.service(name).child.pid!]])),
+      kafka: () => [stackPid('kafka')!].filter(Boolean),
+      registry: () => [stackPid('registry')!].filter(Boolean),
+      zipkin: () => [stackPid('zipkin')!].filter(Boolean),
+      postgres: postgresPids,
+    });
+    const committedBefore = await transactionsCommitted(platform);
+    meter.start();
+    const clean = await saturation(platform, watcher, 'clean');
+    const cost = meter.stop();
+    const transactionsPerTask = ((await transactionsCommitted(platform)) - committedBefore) / tasksPerRun;
+
+    const duplicator = await new Duplicator(platform.kafka, platform.env.topicPrefix).start();
+    const withDuplicates = await saturation(platform, watcher, 'duplicates');
+    await duplicator.stop();
+
+    const rate = clean / 2;
+    watcher.measureRelayLag(true);
+    const load = await submit(platform, Math.round(rate * 20), 'half-load', 1000 / rate);
+    await watcher.allCompleted(load.ids, 120_000);
+    const relayLags = watcher.measureRelayLag(false);
+    const latencies = load.ids.map((id) => watcher.completedAt.get(id)! - load.postedAt.get(id)!).sort((a, b) => a - b);
+
+    const limit = await limits(platform, Math.round(watcher.averageValueBytes()));
+    const bound = Math.min(limit.lDb, limit.lKafka);
+    const result = {
+      date: new Date().toISOString(),
+      machine: `${os.cpus().length} cores, node ${process.version}`,
+      tasks: tasksPerRun,
+      saturation: {
+        tasksPerSecond: round(clean),
+        withTenPercentDuplicates: round(withDuplicates),
+        duplicatesRatio: round(withDuplicates / clean, 2),
+        republished: duplicator.republished,
+      },
+      halfLoad: {
+        tasksPerSecond: round(rate),
+        postToCompletedMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99) },
+        relayLagMs: { p50: percentile(relayLags, 50), p99: percentile(relayLags, 99) },
+      },
+      cost: {
+        cpuMsPerTask: Object.fromEntries(Object.entries(cost.cpuSeconds).map(([name, s]) => [name, round((s * 1000) / tasksPerRun, 2)])),
+        peakRssMb: Object.fromEntries(serviceNames.map((name) => [name, round(cost.peakRssMb[name])])),
+        transactionsPerTask: { counted: perTask.transactions, measured: round(transactionsPerTask) },
+      },
+      limits: {
+        eventTransactionsPerSecond: round(limit.transactions.perSecond),
+        eventTransactionP99Ms: round(limit.transactions.p99Ms, 2),
+        kafkaPipeMessagesPerSecond: round(limit.pipe),
+        lDb: round(limit.lDb),
+        lKafka: round(limit.lKafka),
+        efficiency: round(clean / bound, 3),
+      },
+    };
+    writeResult('throughput', result);
+  } finally {
+    await watcher.stop();
+    await platform.stop();
+  }
+}
+
+runBenchmark(main);
