@@ -1,7 +1,7 @@
 import { consumerLag } from '@app/metrics';
 import { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
-import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { EventType, eventTypes } from '@app/events';
 import { BackoffPolicy, exponentialDelay } from '@app/timing';
 import { deadLetterTopicFor } from '../dead-letters';
@@ -9,7 +9,10 @@ import { EventCodec } from '../event.codec';
 import { IdempotentProducer } from '../idempotent-producer';
 import { ensureTopics } from '../topics';
 import { EventHandlers } from './event-handlers';
-import { BatchControl, ConsumerStats, MessageDelivery } from './message-delivery';
+import { BatchControl, ConsumerStats, Delivery, MessageDelivery } from './message-delivery';
+
+/** Messages handled in one transaction at most: a bigger batch holds its rows' locks longer for little gain. */
+const maxTogether = 50;
 
 export type { ConsumerStats } from './message-delivery';
 
@@ -195,23 +198,38 @@ export class ConsumerRunner {
     return eventTypes.filter((type) => this.options.handlers[type] !== undefined);
   }
 
+  /**
+   * The batch's messages together, in transactions of up to `maxTogether`; when one fails, the
+   * messages up to it one by one (retries, dead letters and outages are handled there), then the
+   * rest together again.
+   */
   private async eachBatch({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload) {
     const control: BatchControl = { heartbeat, stillOurs: () => isRunning() && !isStale() };
-    for (const message of batch.messages) {
-      if (!control.stillOurs()) break;
-      const outcome = await this.delivery.deliver(batch.topic, batch.partition, message, control);
-      if (outcome === 'given-back') break;
+    const { topic, partition } = batch;
+    const done = async (message: KafkaMessage, outcome: Delivery) => {
       resolveOffset(message.offset);
-      consumerLag.set({ topic: batch.topic, partition: String(batch.partition) }, Math.max(0, Number(batch.highWatermark) - Number(message.offset) - 1));
-      if (outcome === 'dead-lettered') {
-        // Unlike a handled event, a dead letter has no inbox row to stop a redelivery from sending
-        // it again: commit its offset at once.
-        const next = (BigInt(message.offset) + 1n).toString();
-        await commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }] });
-      } else {
-        await commitOffsetsIfNecessary();
+      consumerLag.set({ topic, partition: String(partition) }, Math.max(0, Number(batch.highWatermark) - Number(message.offset) - 1));
+      // Unlike a handled event, a dead letter has no inbox row to stop a redelivery from sending it
+      // again: its offset is committed at once.
+      const next = (BigInt(message.offset) + 1n).toString();
+      await commitOffsetsIfNecessary(outcome === 'dead-lettered' ? { topics: [{ topic, partitions: [{ partition, offset: next }] }] } : undefined);
+    };
+    let rest = batch.messages;
+    while (rest.length > 0 && control.stillOurs()) {
+      const together = rest.slice(0, maxTogether);
+      const { failure } = await this.delivery.deliverTogether(topic, partition, together);
+      const upTo = failure ? failure.index : together.length - 1;
+      if (!failure) for (const message of together) await done(message, 'handled');
+      else {
+        for (let i = 0; i <= failure.index; i++) {
+          if (!control.stillOurs()) return;
+          const outcome = await this.delivery.deliver(topic, partition, together[i], control, i === failure.index ? failure.error : undefined);
+          if (outcome === 'given-back') return;
+          await done(together[i], outcome);
+        }
       }
       await heartbeat();
+      rest = rest.slice(upTo + 1);
     }
   }
 }

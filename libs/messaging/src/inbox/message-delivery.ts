@@ -63,13 +63,13 @@ export class MessageDelivery {
    * being ours. An outage (database, registry) is waited out in place however long it lasts, with
    * backoff and heartbeats; it never counts as an attempt and never dead-letters.
    */
-  async deliver(topic: string, partition: number, message: KafkaMessage, control: BatchControl): Promise<Delivery> {
+  async deliver(topic: string, partition: number, message: KafkaMessage, control: BatchControl, failedTogether?: unknown): Promise<Delivery> {
     for (let outages = 1; ; outages++) {
       // An attempt can itself wait long (a connection the database will not give): heartbeat meanwhile.
       const beat = setInterval(() => void control.heartbeat().catch(() => undefined), 1000);
       const timer = consumerMessages.startTimer({ consumer: this.options.name });
       try {
-        const delivered = await this.tryDeliver(topic, partition, message, control);
+        const delivered = await this.tryDeliver(topic, partition, message, control, outages === 1 ? failedTogether : undefined);
         if (delivered !== 'given-back') timer({ result: delivered });
         return delivered;
       } catch (error) {
@@ -85,7 +85,7 @@ export class MessageDelivery {
     }
   }
 
-  private async tryDeliver(topic: string, partition: number, message: KafkaMessage, control: BatchControl): Promise<Delivery> {
+  private async tryDeliver(topic: string, partition: number, message: KafkaMessage, control: BatchControl, failedTogether: unknown): Promise<Delivery> {
     let event: DomainEvent;
     try {
       event = await this.codec.decode(message.value, this.codec.typeOfTopic(topic));
@@ -96,18 +96,8 @@ export class MessageDelivery {
     }
     const handler = this.options.handlers[event.eventType] as EventHandler<EventType> | undefined;
     if (!handler) return 'handled'; // cannot happen since values must match their topic; kept as a guard
-    // A child of the producer's span; an outside producer that set no traceparent gets the task's trace.
-    const parent = message.headers?.traceparent?.toString() ?? traceparentFor(event.correlationId);
-    const facts = {
-      taskId: event.taskId,
-      eventId: event.eventId,
-      eventType: event.eventType,
-      correlationId: event.correlationId,
-      consumer: this.options.name,
-      'messaging.destination.name': topic,
-    };
-    return inSpan(`process ${event.eventType}`, { parent, kind: SpanKind.CONSUMER, facts }, (span) =>
-      this.handle(event, handler, topic, partition, message, control, span),
+    return inSpan(`process ${event.eventType}`, this.spanOptions(event, topic, message), (span) =>
+      this.handle(event, handler, topic, partition, message, control, span, failedTogether),
     );
   }
 
@@ -120,24 +110,15 @@ export class MessageDelivery {
     message: KafkaMessage,
     control: BatchControl,
     span: Span,
+    failedTogether: unknown,
   ): Promise<Delivery> {
     for (let attempt = 1; ; attempt++) {
       span.setAttribute('attempt', attempt);
       try {
-        const firstTime = await this.knex.transaction(async (trx) => {
-          const fresh = await recordInInbox(trx, {
-            consumer: this.options.name,
-            eventId: event.eventId,
-            eventType: event.eventType,
-            topic,
-            partition,
-            offset: message.offset,
-          });
-          if (fresh) await handler(event as never, this.contextFor(trx, topic, partition, message));
-          return fresh;
-        });
+        // The first attempt was made with the batch: its failure counts, the handler does not run again for it.
+        if (attempt === 1 && failedTogether !== undefined && !isInfrastructureError(failedTogether)) throw failedTogether;
+        const firstTime = await this.knex.transaction((trx) => this.handleIn(trx, event, handler, topic, partition, message));
         span.setAttribute('delivery', firstTime ? 'handled' : 'duplicate');
-        this.logger.debug(`${firstTime ? 'handled' : 'already handled'} ${event.eventType} from ${topic}[${partition}]@${message.offset}`);
         if (firstTime) this.stats.processed++;
         else {
           this.stats.duplicates++;
@@ -158,6 +139,77 @@ export class MessageDelivery {
         if (!(await pauseHeartbeating(delay, control))) return 'given-back';
       }
     }
+  }
+
+  /**
+   * Messages of one partition in one transaction, in order, each with its inbox row and in its own
+   * consumer span: one commit for them all instead of one each. The first that fails (it cannot be
+   * decoded, its handler throws, a dependency is down) rolls them all back, and is named so that
+   * the caller delivers them one by one up to it, that one with `failedTogether`.
+   */
+  async deliverTogether(topic: string, partition: number, messages: KafkaMessage[]): Promise<{ failure?: { index: number; error: unknown } }> {
+    const stopTimer = consumerMessages.startTimer({ consumer: this.options.name });
+    let index = 0;
+    let fresh: boolean[];
+    try {
+      fresh = await this.knex.transaction(async (trx) => {
+        const firstTimes: boolean[] = [];
+        for (; index < messages.length; index++) {
+          const message = messages[index];
+          const event = await this.codec.decode(message.value, this.codec.typeOfTopic(topic));
+          const handler = this.options.handlers[event.eventType] as EventHandler<EventType>;
+          const firstTime = await inSpan(`process ${event.eventType}`, this.spanOptions(event, topic, message), async (span) => {
+            span.setAttribute('attempt', 1);
+            const handled = await this.handleIn(trx, event, handler, topic, partition, message);
+            span.setAttribute('delivery', handled ? 'handled' : 'duplicate');
+            return handled;
+          });
+          firstTimes.push(firstTime);
+        }
+        return firstTimes;
+      });
+    } catch (error) {
+      return { failure: { index, error } };
+    }
+    const seconds = stopTimer() / messages.length;
+    for (const firstTime of fresh) {
+      if (firstTime) this.stats.processed++;
+      else {
+        this.stats.duplicates++;
+        inboxDuplicates.inc({ consumer: this.options.name });
+      }
+      consumerMessages.observe({ consumer: this.options.name, result: firstTime ? 'handled' : 'duplicate' }, seconds);
+    }
+    return {};
+  }
+
+  /** The inbox row, and the handler when the event is new to this consumer; true when it was. */
+  private async handleIn(trx: Knex.Transaction, event: DomainEvent, handler: EventHandler<EventType>, topic: string, partition: number, message: KafkaMessage) {
+    const fresh = await recordInInbox(trx, {
+      consumer: this.options.name,
+      eventId: event.eventId,
+      eventType: event.eventType,
+      topic,
+      partition,
+      offset: message.offset,
+    });
+    if (fresh) await handler(event as never, this.contextFor(trx, topic, partition, message));
+    this.logger.debug(`${fresh ? 'handled' : 'already handled'} ${event.eventType} from ${topic}[${partition}]@${message.offset}`);
+    return fresh;
+  }
+
+  /** A child of the producer's span; an outside producer that set no traceparent gets the task's trace. */
+  private spanOptions(event: DomainEvent, topic: string, message: KafkaMessage) {
+    const parent = message.headers?.traceparent?.toString() ?? traceparentFor(event.correlationId);
+    const facts = {
+      taskId: event.taskId,
+      eventId: event.eventId,
+      eventType: event.eventType,
+      correlationId: event.correlationId,
+      consumer: this.options.name,
+      'messaging.destination.name': topic,
+    };
+    return { parent, kind: SpanKind.CONSUMER, facts };
   }
 
   private contextFor(trx: Knex.Transaction, topic: string, partition: number, message: KafkaMessage): HandlerContext {
