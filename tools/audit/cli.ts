@@ -7,9 +7,10 @@ import { loadServiceConfig } from '@app/config';
 import { DomainEvent } from '@app/events';
 import { createKafka, EventCodec, localKafkaEnv, registryAuthFromEnv } from '@app/messaging';
 import { createKnex } from '@app/database';
-import { audit, defaultStuckAfterMs, timelines } from './audit-invariants';
+import { defaultStuckAfterMs, timelines } from './audit-invariants';
 import { compareProjection } from './rebuild';
-import { readAllEvents } from './read-all-events';
+import { forEachEvent } from './read-all-events';
+import { StreamingAudit } from './streaming-audit';
 
 /**
  * `npm run audit`: replays every event topic from the start, rebuilds each task's cross-service
@@ -43,24 +44,37 @@ async function main(): Promise<number> {
   const bar = process.stderr.isTTY && !options.json ? new SingleBar({ format: 'reading events [{bar}] {value}/{total}', stream: process.stderr }) : undefined;
   bar?.start(0, 0);
   const started = Date.now();
-  const { events, undecodable } = await readAllEvents(kafka, codec, (read, total) => {
-    bar?.setTotal(total);
-    bar?.update(read);
-  });
+  const inWindow = (e: DomainEvent) => (options.from === undefined || e.occurredAt >= options.from) && (options.to === undefined || e.occurredAt < options.to);
+  // The audit folds each event in as it is read: a history of millions fits in a small heap. Only
+  // a rebuild keeps every event, and --task those of its task.
+  const streaming = new StreamingAudit();
+  const kept: DomainEvent[] = [];
+  let read = 0;
+  const undecodable = await forEachEvent(
+    kafka,
+    codec,
+    (event) => {
+      read++;
+      if (!inWindow(event)) return;
+      if (options.rebuild || (options.task && event.taskId === options.task)) kept.push(event);
+      else if (!options.task) streaming.add(event);
+    },
+    (progress, total) => {
+      bar?.setTotal(total);
+      bar?.update(progress);
+    },
+  );
   bar?.stop();
   const seconds = (Date.now() - started) / 1000;
-  const inWindow = events.filter(
-    (e) => (options.from === undefined || e.occurredAt >= options.from) && (options.to === undefined || e.occurredAt < options.to),
-  );
 
-  if (options.task) return printTask(inWindow, options.task, options.json);
-  if (options.rebuild) return rebuild(inWindow, config.databaseUrl, options.json);
+  if (options.task) return printTask(kept, options.task, options.json);
+  if (options.rebuild) return rebuild(kept, config.databaseUrl, options.json);
 
   const report = {
-    ...audit(inWindow, Date.now(), options.stuckAfter ?? defaultStuckAfterMs),
+    ...streaming.report(Date.now(), options.stuckAfter ?? defaultStuckAfterMs),
     undecodable,
     readSeconds: seconds,
-    eventsPerSecond: Math.round(events.length / Math.max(seconds, 0.001)),
+    eventsPerSecond: Math.round(read / Math.max(seconds, 0.001)),
   };
   if (options.json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

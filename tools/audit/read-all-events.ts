@@ -3,27 +3,52 @@ import { DomainEvent, eventTypes } from '@app/events';
 import { EventCodec } from '@app/messaging';
 import { readToEnd } from '@app/messaging';
 
-export interface ReadResult {
-  events: DomainEvent[];
-  undecodable: Array<{ topic: string; partition: number; offset: string; error: string }>;
+export interface Undecodable {
+  topic: string;
+  partition: number;
+  offset: string;
+  error: string;
 }
 
-/** Every event on every event topic, decoded; what cannot be decoded is listed, not dropped. */
-export async function readAllEvents(kafka: Kafka, codec: EventCodec, onProgress?: (read: number, total: number) => void): Promise<ReadResult> {
-  const result: ReadResult = { events: [], undecodable: [] };
+export interface ReadResult {
+  events: DomainEvent[];
+  undecodable: Undecodable[];
+}
+
+/**
+ * Hands every event on every event topic, decoded, to `onEvent` as it is read, holding none of
+ * them; what cannot be decoded is listed, not dropped.
+ */
+export async function forEachEvent(
+  kafka: Kafka,
+  codec: EventCodec,
+  onEvent: (event: DomainEvent) => void,
+  onProgress?: (read: number, total: number) => void,
+): Promise<Undecodable[]> {
+  const undecodable: Undecodable[] = [];
   const topics = eventTypes.map((type) => codec.topicFor(type));
   await readToEnd(
     kafka,
     topics,
     async ({ topic, partition, message }) => {
+      let event: DomainEvent;
       try {
-        result.events.push(await codec.decode(message.value, codec.typeOfTopic(topic)));
+        event = await codec.decode(message.value, codec.typeOfTopic(topic));
       } catch (error) {
-        result.undecodable.push({ topic, partition, offset: message.offset, error: (error as Error).message });
+        undecodable.push({ topic, partition, offset: message.offset, error: (error as Error).message });
+        return;
       }
+      onEvent(event);
     },
     onProgress,
     `${codec.topicPrefix}auditor-`,
   );
-  return result;
+  return undecodable;
+}
+
+/** Every event on every event topic, decoded and kept: for what needs them all (a rebuild). */
+export async function readAllEvents(kafka: Kafka, codec: EventCodec, onProgress?: (read: number, total: number) => void): Promise<ReadResult> {
+  const events: DomainEvent[] = [];
+  const undecodable = await forEachEvent(kafka, codec, (event) => events.push(event), onProgress);
+  return { events, undecodable };
 }

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import { loadServiceConfig, serviceNames } from '@app/config';
 import { createKnex } from '@app/database';
 import { createKafka, listParkedRows, localKafkaEnv, releaseParkedRows } from '@app/messaging';
-import { DeadLetter, DeadLetterFilter, matches, readDeadLetters, redrive } from '@app/dead-letters';
+import { DeadLetter, DeadLetterFilter, forEachDeadLetter, matches, readDeadLetters, redrive } from '@app/dead-letters';
 
 /**
  * `npm run dlq -- list | show <id> | redrive`: the dead letters of the services' consumers;
@@ -52,9 +52,11 @@ const program = new Command().name('dlq').description('List, show and re-drive d
 
 withFilters(program.command('list')).action(async (filters: Filters) => {
   for (const group of groups(filters)) {
-    const letters = (await readDeadLetters(kafka, group)).filter((l) => matches(l, filterOf(filters)));
-    for (const l of letters)
+    // Printed as read, none kept: a dead-letter topic of any length lists in constant memory.
+    await forEachDeadLetter(kafka, group, (l) => {
+      if (!matches(l, filterOf(filters))) return;
       process.stdout.write(`${filters.json ? JSON.stringify({ group, ...l, key: l.key?.toString(), value: l.value?.toString('base64') }) : line(group, l)}\n`);
+    });
   }
 });
 

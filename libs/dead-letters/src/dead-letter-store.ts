@@ -36,12 +36,18 @@ function text(headers: IHeaders | undefined): Record<string, string> {
 /** `readerGroupPrefix`: the reading principal's allowed group names (`console-` for the console). */
 export async function readDeadLetters(kafka: Kafka, groupId: string, readerGroupPrefix?: string): Promise<DeadLetter[]> {
   const letters: DeadLetter[] = [];
+  await forEachDeadLetter(kafka, groupId, (letter) => letters.push(letter), readerGroupPrefix);
+  return letters;
+}
+
+/** Each dead letter of a group's consumer, handed over as it is read and not kept: for topics of any length. */
+export async function forEachDeadLetter(kafka: Kafka, groupId: string, onLetter: (letter: DeadLetter) => void, readerGroupPrefix?: string): Promise<void> {
   await readToEnd(
     kafka,
     [deadLetterTopicFor(groupId)],
     ({ partition, message }) => {
       const headers = text(message.headers);
-      letters.push({
+      onLetter({
         id: `${partition}:${message.offset}`,
         key: message.key,
         value: message.value,
@@ -58,7 +64,6 @@ export async function readDeadLetters(kafka: Kafka, groupId: string, readerGroup
     undefined,
     readerGroupPrefix,
   );
-  return letters;
 }
 
 /** The ids of dead letters already re-driven, from the group's re-drive log. */
