@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Kafka } from 'kafkajs';
-import { eventTypes } from '@app/events';
+import { DomainEvent, EventType, eventTypes } from '@app/events';
+import { isInfrastructureError } from '@app/failures';
 import { createKnex } from '@app/database';
 import { deadLetterHeaders, EventCodec } from '@app/messaging';
 import { signLocalToken } from '../auth/sign-token';
@@ -11,6 +12,22 @@ import { registryUrl, StackConfig } from '../stack/stack.config';
 import { services } from './cluster';
 import type { Evidence } from './invariants';
 import type { HistoryEntry } from './history';
+
+/**
+ * The event, or null when the message itself is at fault. A registry still recovering from the
+ * run's faults (a 5xx while its database connections come back, no answer) is waited for: it says
+ * nothing about the message.
+ */
+export async function decodeOrNull(codec: EventCodec, value: Buffer | null, type: EventType | undefined): Promise<DomainEvent | null> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await codec.decode(value, type);
+    } catch (error) {
+      if (!isInfrastructureError(error) || attempt >= 30) return null;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+}
 
 /**
  * Gathers what the checker needs once the run has settled: every message on every event topic with
@@ -28,11 +45,9 @@ export async function gatherEvidence(
   const codec = new EventCodec(registryUrl(stack));
   const evidence: Evidence = { history, events: [], undecodable: 0, deadLetters: [], outbox: [], balances: [], granted };
   await readToEnd(kafka, [...eventTypes.map((type) => codec.topicFor(type))], async ({ topic, partition, message }) => {
-    try {
-      evidence.events.push({ event: await codec.decode(message.value, codec.typeOfTopic(topic)), topic, partition, offset: Number(message.offset) });
-    } catch {
-      evidence.undecodable++;
-    }
+    const event = await decodeOrNull(codec, message.value, codec.typeOfTopic(topic));
+    if (event) evidence.events.push({ event, topic, partition, offset: Number(message.offset) });
+    else evidence.undecodable++;
   });
   await readToEnd(
     kafka,
