@@ -148,30 +148,20 @@ export class MessageDelivery {
    * the caller delivers them one by one up to it, that one with `failedTogether`.
    */
   async deliverTogether(topic: string, partition: number, messages: KafkaMessage[]): Promise<{ failure?: { index: number; error: unknown } }> {
-    const stopTimer = consumerMessages.startTimer({ consumer: this.options.name });
+    const started = process.hrtime.bigint();
     let index = 0;
     let fresh: boolean[];
     try {
       fresh = await this.knex.transaction(async (trx) => {
         const firstTimes: boolean[] = [];
-        for (; index < messages.length; index++) {
-          const message = messages[index];
-          const event = await this.codec.decode(message.value, this.codec.typeOfTopic(topic));
-          const handler = this.options.handlers[event.eventType] as EventHandler<EventType>;
-          const firstTime = await inSpan(`process ${event.eventType}`, this.spanOptions(event, topic, message), async (span) => {
-            span.setAttribute('attempt', 1);
-            const handled = await this.handleIn(trx, event, handler, topic, partition, message);
-            span.setAttribute('delivery', handled ? 'handled' : 'duplicate');
-            return handled;
-          });
-          firstTimes.push(firstTime);
-        }
+        for (; index < messages.length; index++) firstTimes.push(await this.handleTogether(trx, topic, partition, messages[index]));
         return firstTimes;
       });
     } catch (error) {
-      return { failure: { index, error } };
+      // Failing at the commit is no message's fault: all go one by one, none with a failed attempt.
+      return { failure: index < messages.length ? { index, error } : { index: messages.length - 1, error: undefined } };
     }
-    const seconds = stopTimer() / messages.length;
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9 / messages.length;
     for (const firstTime of fresh) {
       if (firstTime) this.stats.processed++;
       else {
@@ -181,6 +171,17 @@ export class MessageDelivery {
       consumerMessages.observe({ consumer: this.options.name, result: firstTime ? 'handled' : 'duplicate' }, seconds);
     }
     return {};
+  }
+
+  private async handleTogether(trx: Knex.Transaction, topic: string, partition: number, message: KafkaMessage): Promise<boolean> {
+    const event = await this.codec.decode(message.value, this.codec.typeOfTopic(topic));
+    const handler = this.options.handlers[event.eventType] as EventHandler<EventType>;
+    return inSpan(`process ${event.eventType}`, this.spanOptions(event, topic, message), async (span) => {
+      span.setAttribute('attempt', 1);
+      const handled = await this.handleIn(trx, event, handler, topic, partition, message);
+      span.setAttribute('delivery', handled ? 'handled' : 'duplicate');
+      return handled;
+    });
   }
 
   /** The inbox row, and the handler when the event is new to this consumer; true when it was. */
