@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
-import * as path from 'node:path';
+import { managed, runningPid } from '../../tools/stack/processes';
+import { loadStackConfig } from '../../tools/stack/stack.config';
 
 const clockTicks = 100; // USER_HZ on Linux
 
@@ -40,13 +41,10 @@ export function postgresPids(): number[] {
     .map(Number);
 }
 
-/** The pid a stack process recorded in .stack/run. */
+/** The pid of a process the local stack started (kafka, registry, zipkin), when it runs. */
 export function stackPid(name: string): number | undefined {
-  try {
-    return Number(fs.readFileSync(path.join(process.cwd(), '.stack', 'run', `${name}.pid`), 'utf8').trim());
-  } catch {
-    return undefined;
-  }
+  const config = loadStackConfig();
+  return runningPid(managed(config.runDir, config.logsDir, name));
 }
 
 export type Processes = Record<string, () => number[]>;

@@ -119,12 +119,7 @@ export class MessageDelivery {
         if (attempt === 1 && failedTogether !== undefined && !isInfrastructureError(failedTogether)) throw failedTogether;
         const firstTime = await this.knex.transaction((trx) => this.handleIn(trx, event, handler, topic, partition, message));
         span.setAttribute('delivery', firstTime ? 'handled' : 'duplicate');
-        if (firstTime) this.stats.processed++;
-        else {
-          this.stats.duplicates++;
-          inboxDuplicates.inc({ consumer: this.options.name });
-        }
-        return firstTime ? 'handled' : 'duplicate';
+        return this.counted(firstTime);
       } catch (error) {
         if (isInfrastructureError(error)) throw error;
         if (!isRetriable(error) || attempt >= this.options.maxAttempts) {
@@ -162,15 +157,18 @@ export class MessageDelivery {
       return { failure: index < messages.length ? { index, error } : { index: messages.length - 1, error: undefined } };
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9 / messages.length;
-    for (const firstTime of fresh) {
-      if (firstTime) this.stats.processed++;
-      else {
-        this.stats.duplicates++;
-        inboxDuplicates.inc({ consumer: this.options.name });
-      }
-      consumerMessages.observe({ consumer: this.options.name, result: firstTime ? 'handled' : 'duplicate' }, seconds);
-    }
+    for (const firstTime of fresh) consumerMessages.observe({ consumer: this.options.name, result: this.counted(firstTime) }, seconds);
     return {};
+  }
+
+  /** Counts a message handled for the first time, or a copy the inbox stopped. */
+  private counted(firstTime: boolean): 'handled' | 'duplicate' {
+    if (firstTime) this.stats.processed++;
+    else {
+      this.stats.duplicates++;
+      inboxDuplicates.inc({ consumer: this.options.name });
+    }
+    return firstTime ? 'handled' : 'duplicate';
   }
 
   private async handleTogether(trx: Knex.Transaction, topic: string, partition: number, message: KafkaMessage): Promise<boolean> {
