@@ -21,7 +21,8 @@ export class TopicReader {
     kafka: Kafka,
     private readonly codec?: EventCodec,
   ) {
-    this.consumer = kafka.consumer({ groupId: `reader-${uniqueSuffix()}` });
+    // A short long poll: stopping waits for the fetch in flight (5 s by kafkajs's default).
+    this.consumer = kafka.consumer({ groupId: `reader-${uniqueSuffix()}`, maxWaitTimeInMs: 1000 });
   }
 
   async start(topics: string[]): Promise<this> {

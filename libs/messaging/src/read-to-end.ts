@@ -30,7 +30,8 @@ export async function readToEnd(
   }
   const total = [...ends.values()].reduce((sum, end) => sum + end, 0);
   const groupId = `${groupPrefix}${randomUUID()}`;
-  const consumer = kafka.consumer({ groupId });
+  // Once at the end, the disconnect waits for the fetch in flight: a short long poll ends it sooner.
+  const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 1000 });
   let read = 0;
   try {
     if (ends.size === 0) return;
