@@ -24,6 +24,7 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
   /** Attempts running in this instance, per user. */
   private readonly runningPerUser = new Map<string, number>();
   private readonly loop: WorkerLoop;
+  private lastRecovery = 0;
 
   constructor(
     @Inject(KNEX) private readonly knex: Knex,
@@ -58,14 +59,22 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
     return Math.round(this.config.modelTimeoutMs * 1.5) + 1000;
   }
 
-  /** Starts what is due, up to the concurrency; runs again at once while jobs were started and room is left. */
+  /**
+   * Starts what is due, up to the concurrency; runs again at once while more may be due and room is
+   * left. Each finished attempt wakes it, so interrupted attempts are looked for once per poll
+   * interval, not on every wake (a lease outlives a model call by far).
+   */
   private async round(): Promise<boolean> {
-    await this.recoverInterrupted();
+    if (Date.now() - this.lastRecovery >= this.config.pollIntervalMs) {
+      await this.recoverInterrupted();
+      this.lastRecovery = Date.now();
+    }
     const { concurrency, maxPerUser } = this.config;
     const free = concurrency - this.inFlight.size;
-    const jobs = free > 0 ? await claimDueJobs(this.knex, free, this.leaseMs, { maxPerUser, running: this.runningPerUser }) : [];
+    if (free <= 0) return false;
+    const { jobs, more } = await claimDueJobs(this.knex, free, this.leaseMs, { maxPerUser, running: this.runningPerUser });
     for (const job of jobs) this.track(job.user_id, this.attempt(job));
-    return jobs.length > 0 && this.inFlight.size < concurrency;
+    return more && this.inFlight.size < concurrency;
   }
 
   private track(userId: string, work: Promise<void>): void {

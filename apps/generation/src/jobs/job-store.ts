@@ -27,18 +27,19 @@ export interface UserShare {
 }
 
 /**
- * Claims up to `limit` due jobs: each starts its next attempt under a lease, and GenerationStarted
+ * Claims up to `limit` due jobs (and says whether more may be due): each starts its next attempt under a lease, and GenerationStarted
  * is published in the same transaction. SKIP LOCKED lets several instances share the work. A user
  * already running their share is passed over, so one user's slow or hanging tasks cannot hold every
  * slot while others wait.
  */
-export async function claimDueJobs(knex: Knex, limit: number, leaseMs: number, share: UserShare): Promise<Job[]> {
+export async function claimDueJobs(knex: Knex, limit: number, leaseMs: number, share: UserShare): Promise<{ jobs: Job[]; more: boolean }> {
   return knex.transaction(async (trx) => {
+    const candidateLimit = limit * 4;
     const candidates: Job[] = await trx('generation_jobs')
       .where({ status: 'scheduled' })
       .where('next_attempt_at', '<=', trx.fn.now())
       .orderBy('next_attempt_at')
-      .limit(limit * 4)
+      .limit(candidateLimit)
       .forUpdate()
       .skipLocked();
     const taken = new Map(share.running);
@@ -61,7 +62,9 @@ export async function claimDueJobs(knex: Knex, limit: number, leaseMs: number, s
       const facts = { taskId: job.task_id, attempt: job.attempts };
       await inSpan('generation attempt claimed', { parent: job.traceparent ?? traceparentFor(job.correlation_id), facts }, () => addToOutbox(trx, started));
     }
-    return due;
+    // Fewer claimed than asked for with no candidate left unread: nothing else is due now. Nothing
+    // claimed at all: what is due belongs to users at their share, and a finishing attempt wakes us.
+    return { jobs: due, more: due.length > 0 && (due.length === limit || candidates.length === candidateLimit) };
   });
 }
 

@@ -30,6 +30,9 @@ interface Pending {
   traceparent: string | null;
 }
 
+/** Notifications claimed, and delivered concurrently, per round. */
+const claimLimit = 10;
+
 /**
  * Delivers pending notifications to their users' webhooks, signed per Standard Webhooks: the
  * `webhook-id` is the outcome event's id, so receivers can deduplicate a redelivery; while a rotated
@@ -63,10 +66,11 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     this.loop.wake();
   }
 
+  /** A full batch may have left more due; one cut short had all there was (a new one wakes the loop). */
   private async round(): Promise<boolean> {
-    const batch = await this.claim(10);
+    const batch = await this.claim(claimLimit);
     await Promise.all(batch.map((n) => this.deliver(n)));
-    return batch.length > 0;
+    return batch.length === claimLimit;
   }
 
   /** Due notifications, pushed out by the delivery timeout so that no other round takes them meanwhile. */
