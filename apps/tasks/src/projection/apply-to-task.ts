@@ -20,11 +20,7 @@ interface TaskRow {
  * is locked, so events of one task arriving together on several topics apply one at a time.
  */
 export async function applyToTask(trx: Knex.Transaction, event: DomainEvent, publish: Publish): Promise<void> {
-  await trx('tasks')
-    .insert({ task_id: event.taskId, user_id: event.userId, state: 'QUEUED', facts: JSON.stringify(noFacts) })
-    .onConflict('task_id')
-    .ignore();
-  const task: TaskRow = await trx('tasks').where({ task_id: event.taskId }).forUpdate().first();
+  const task = await lockedTask(trx, event);
   if (!(await appendToTimeline(trx, event))) return; // already applied
 
   const facts = evolve(task.facts, event);
@@ -49,6 +45,18 @@ export async function applyToTask(trx: Knex.Transaction, event: DomainEvent, pub
     afterCommit(trx, () => taskEndToEndSeconds.observe({ outcome: eventType }, seconds));
   }
   await trx('tasks').where({ task_id: event.taskId }).update(changes);
+}
+
+/** The task's row, locked; made first when this is the first event of the task heard of (one query when the row is there). */
+async function lockedTask(trx: Knex.Transaction, event: DomainEvent): Promise<TaskRow> {
+  const lock = () => trx('tasks').where({ task_id: event.taskId }).forUpdate().first<TaskRow | undefined>();
+  const existing = await lock();
+  if (existing) return existing;
+  await trx('tasks')
+    .insert({ task_id: event.taskId, user_id: event.userId, state: 'QUEUED', facts: JSON.stringify(noFacts) })
+    .onConflict('task_id')
+    .ignore();
+  return (await lock())!;
 }
 
 function requestDetails(event: TaskRequested | TaskAccepted) {
