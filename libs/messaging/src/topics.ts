@@ -39,9 +39,22 @@ export async function ensureTopics(kafka: Kafka, topics: TopicSpec[], defaultPar
       // later (the broker wakes up) and would then stay open for good: disconnect it again once its
       // abandoned work has settled.
       void admin.disconnect().catch(() => undefined);
-      void work.catch(() => undefined).finally(() => void admin.disconnect().catch(() => undefined));
+      const settled = work.catch(() => undefined).then(() => admin.disconnect().catch(() => undefined));
+      abandoned.add(settled);
+      void settled.finally(() => abandoned.delete(settled));
     }
   }
+}
+
+/** Attempts given up at their deadline whose work may still be going on. */
+const abandoned = new Set<Promise<void>>();
+
+/**
+ * Resolves once every attempt given up so far has settled and let go of its client: for a caller that
+ * must know nothing of it is still running (a test about to end; the broker answering again).
+ */
+export async function abandonedProvisioningSettled(): Promise<void> {
+  await Promise.all([...abandoned]);
 }
 
 async function provision(admin: Admin, topics: TopicSpec[], defaultPartitions: number, leadersMs: number, create: boolean): Promise<void> {
