@@ -50,4 +50,40 @@ describe("a consumer handling a Kafka batch's messages in one transaction", () =
     // And the consumer never crashed on the way
     expect(runner.lastError).toBeUndefined();
   });
+  it('handles an event once when copies of it arrive in the same batch, whatever the case of its id', async () => {
+    // Given an event, a byte-for-byte copy of it, the same id in capitals, and another event, in one batch
+    const taskId = randomUUID();
+    const event = taskRequested(taskId, 'once');
+    const other = taskRequested(taskId, 'other');
+    await world.publish([event, event, { ...event, eventId: event.eventId.toUpperCase() }, other]);
+
+    // When a consumer reads them
+    const runner = await world.consumer(
+      { TaskRequested: async (e, { trx }) => void (await trx('effects').insert({ event_id: e.taskId, note: JSON.parse(e.input).note })) },
+      { name: 'copies' },
+    );
+
+    // Then each event had one effect, and the two copies were counted as duplicates
+    await waitFor(() => runner.stats.processed + runner.stats.duplicates === 4, { what: 'four messages delivered' });
+    expect((await notesOf(taskId).orderBy('id')).map((r) => r.note)).toEqual(['once', 'other']);
+    expect(runner.stats).toMatchObject({ processed: 2, duplicates: 2, deadLettered: 0 });
+  });
+
+  it("dead-letters only an event whose id is no uuid, not the batch's first message", async () => {
+    // Given, in one batch, an event, a forged one whose eventId the inbox cannot hold, and another event
+    const taskId = randomUUID();
+    const forged = { ...taskRequested(taskId, 'forged'), eventId: 'not-a-uuid' };
+    await world.publish([taskRequested(taskId, 'before'), forged, taskRequested(taskId, 'after')]);
+
+    // When a consumer reads them (the batch's one statement for the inbox rows fails)
+    const runner = await world.consumer(
+      { TaskRequested: async (e, { trx }) => void (await trx('effects').insert({ event_id: e.taskId, note: JSON.parse(e.input).note })) },
+      { name: 'forged-id', maxAttempts: 1 },
+    );
+
+    // Then its neighbours are handled and it alone is dead-lettered, with no effect
+    await waitFor(() => runner.stats.processed === 2 && runner.stats.deadLettered === 1, { what: 'two handled, one dead-lettered' });
+    expect((await notesOf(taskId).orderBy('id')).map((r) => r.note)).toEqual(['before', 'after']);
+    expect(runner.lastError).toBeUndefined();
+  });
 });

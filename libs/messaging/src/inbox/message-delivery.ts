@@ -14,7 +14,7 @@ import { traceparentFor } from '../trace';
 import { failSpan, inSpan, Span, SpanKind } from '@app/tracing';
 import { EventHandler, EventHandlers, HandlerContext } from './event-handlers';
 import { pauseHeartbeating } from './pause-heartbeating';
-import { recordInInbox } from './record-in-inbox';
+import { InboxEntry, recordAllInInbox, recordInInbox } from './record-in-inbox';
 
 export type Delivery = 'handled' | 'duplicate' | 'dead-lettered' | 'given-back';
 
@@ -137,24 +137,41 @@ export class MessageDelivery {
   }
 
   /**
-   * Messages of one partition in one transaction, in order, each with its inbox row and in its own
-   * consumer span: one commit for them all instead of one each. The first that fails (it cannot be
-   * decoded, its handler throws, a dependency is down) rolls them all back, and is named so that
-   * the caller delivers them one by one up to it, that one with `failedTogether`.
+   * Messages of one partition in one transaction, in order: all decoded first, their inbox rows
+   * written by one statement, then each new one handled in its own consumer span — one commit and one
+   * inbox round trip for them all. The first that fails (it cannot be decoded, its handler throws, a
+   * dependency is down) rolls them all back, and is named so that the caller delivers them one by one
+   * up to it, that one with `failedTogether`.
    */
   async deliverTogether(topic: string, partition: number, messages: KafkaMessage[]): Promise<{ failure?: { index: number; error: unknown } }> {
     const started = process.hrtime.bigint();
+    const events: DomainEvent[] = [];
+    for (const message of messages) {
+      try {
+        events.push(await this.codec.decode(message.value, this.codec.typeOfTopic(topic)));
+      } catch (error) {
+        return { failure: { index: events.length, error } };
+      }
+    }
     let index = 0;
+    let inboxWritten = false;
     let fresh: boolean[];
     try {
       fresh = await this.knex.transaction(async (trx) => {
-        const firstTimes: boolean[] = [];
-        for (; index < messages.length; index++) firstTimes.push(await this.handleTogether(trx, topic, partition, messages[index]));
+        const firstTimes = await recordAllInInbox(
+          trx,
+          events.map((event, i) => this.inboxEntry(event, topic, partition, messages[i])),
+        );
+        inboxWritten = true;
+        for (; index < messages.length; index++) await this.handleTogether(trx, events[index], firstTimes[index], topic, partition, messages[index]);
         return firstTimes;
       });
     } catch (error) {
-      // Failing at the commit is no message's fault: all go one by one, none with a failed attempt.
-      return { failure: index < messages.length ? { index, error } : { index: messages.length - 1, error: undefined } };
+      // Failing at the inbox rows (which message's row, the statement does not say: an event id that
+      // is no uuid) or at the commit is no known message's fault: all go one by one, none with a
+      // failed attempt, and the one at fault fails on its own.
+      const atFault = inboxWritten && index < messages.length;
+      return { failure: atFault ? { index, error } : { index: messages.length - 1, error: undefined } };
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9 / messages.length;
     for (const firstTime of fresh) consumerMessages.observe({ consumer: this.options.name, result: this.counted(firstTime) }, seconds);
@@ -171,27 +188,22 @@ export class MessageDelivery {
     return firstTime ? 'handled' : 'duplicate';
   }
 
-  private async handleTogether(trx: Knex.Transaction, topic: string, partition: number, message: KafkaMessage): Promise<boolean> {
-    const event = await this.codec.decode(message.value, this.codec.typeOfTopic(topic));
+  private handleTogether(trx: Knex.Transaction, event: DomainEvent, firstTime: boolean, topic: string, partition: number, message: KafkaMessage) {
     const handler = this.options.handlers[event.eventType] as EventHandler<EventType>;
     return inSpan(`process ${event.eventType}`, this.spanOptions(event, topic, message), async (span) => {
       span.setAttribute('attempt', 1);
-      const handled = await this.handleIn(trx, event, handler, topic, partition, message);
-      span.setAttribute('delivery', handled ? 'handled' : 'duplicate');
-      return handled;
+      span.setAttribute('delivery', firstTime ? 'handled' : 'duplicate');
+      if (firstTime) await handler(event as never, this.contextFor(trx, topic, partition, message));
     });
+  }
+
+  private inboxEntry(event: DomainEvent, topic: string, partition: number, message: KafkaMessage): InboxEntry {
+    return { consumer: this.options.name, eventId: event.eventId, eventType: event.eventType, topic, partition, offset: message.offset };
   }
 
   /** The inbox row, and the handler when the event is new to this consumer; true when it was. */
   private async handleIn(trx: Knex.Transaction, event: DomainEvent, handler: EventHandler<EventType>, topic: string, partition: number, message: KafkaMessage) {
-    const fresh = await recordInInbox(trx, {
-      consumer: this.options.name,
-      eventId: event.eventId,
-      eventType: event.eventType,
-      topic,
-      partition,
-      offset: message.offset,
-    });
+    const fresh = await recordInInbox(trx, this.inboxEntry(event, topic, partition, message));
     if (fresh) await handler(event as never, this.contextFor(trx, topic, partition, message));
     this.logger.debug(`${fresh ? 'handled' : 'already handled'} ${event.eventType} from ${topic}[${partition}]@${message.offset}`);
     return fresh;
