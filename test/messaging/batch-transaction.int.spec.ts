@@ -50,6 +50,7 @@ describe("a consumer handling a Kafka batch's messages in one transaction", () =
     // And the consumer never crashed on the way
     expect(runner.lastError).toBeUndefined();
   });
+
   it('handles an event once when copies of it arrive in the same batch, whatever the case of its id', async () => {
     // Given an event, a byte-for-byte copy of it, the same id in capitals, and another event, in one batch
     const taskId = randomUUID();

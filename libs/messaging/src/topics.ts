@@ -46,7 +46,7 @@ export async function ensureTopics(kafka: Kafka, topics: TopicSpec[], defaultPar
   }
 }
 
-/** Attempts given up at their deadline whose work may still be going on. */
+/** The work of every attempt, until it has settled and let go of its client (given up at its deadline, it may go on). */
 const abandoned = new Set<Promise<void>>();
 
 /**

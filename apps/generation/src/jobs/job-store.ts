@@ -27,10 +27,10 @@ export interface UserShare {
 }
 
 /**
- * Claims up to `limit` due jobs (and says whether more may be due): each starts its next attempt under a lease, and GenerationStarted
- * is published in the same transaction. SKIP LOCKED lets several instances share the work. A user
- * already running their share is passed over, so one user's slow or hanging tasks cannot hold every
- * slot while others wait.
+ * Claims up to `limit` due jobs, and says whether more may be due: each starts its next attempt under
+ * a lease, and GenerationStarted is published in the same transaction. SKIP LOCKED lets several
+ * instances share the work. A user already running their share is passed over, so one user's slow or
+ * hanging tasks cannot hold every slot while others wait.
  */
 export async function claimDueJobs(knex: Knex, limit: number, leaseMs: number, share: UserShare): Promise<{ jobs: Job[]; more: boolean }> {
   return knex.transaction(async (trx) => {
