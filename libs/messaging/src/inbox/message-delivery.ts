@@ -194,7 +194,13 @@ export class MessageDelivery {
       span.setAttribute('attempt', 1);
       span.setAttribute('delivery', firstTime ? 'handled' : 'duplicate');
       if (firstTime) await handler(event as never, this.contextFor(trx, topic, partition, message));
+      this.logDelivery(firstTime, event, topic, partition, message);
     });
+  }
+
+  /** A debug line in the message's span, so that it carries the task's and the event's ids. */
+  private logDelivery(firstTime: boolean, event: DomainEvent, topic: string, partition: number, message: KafkaMessage): void {
+    this.logger.debug(`${firstTime ? 'handled' : 'already handled'} ${event.eventType} from ${topic}[${partition}]@${message.offset}`);
   }
 
   private inboxEntry(event: DomainEvent, topic: string, partition: number, message: KafkaMessage): InboxEntry {
@@ -205,7 +211,7 @@ export class MessageDelivery {
   private async handleIn(trx: Knex.Transaction, event: DomainEvent, handler: EventHandler<EventType>, topic: string, partition: number, message: KafkaMessage) {
     const fresh = await recordInInbox(trx, this.inboxEntry(event, topic, partition, message));
     if (fresh) await handler(event as never, this.contextFor(trx, topic, partition, message));
-    this.logger.debug(`${fresh ? 'handled' : 'already handled'} ${event.eventType} from ${topic}[${partition}]@${message.offset}`);
+    this.logDelivery(fresh, event, topic, partition, message);
     return fresh;
   }
 
