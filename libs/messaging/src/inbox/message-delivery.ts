@@ -1,5 +1,4 @@
 import { consumerMessages, deadLetters, inboxDuplicates, retries } from '@app/metrics';
-import { afterCommit } from '@app/database';
 import type { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
 import type { KafkaMessage } from 'kafkajs';
@@ -9,12 +8,11 @@ import { deadLetterMessage } from '../dead-letters';
 import { ErrorCode, errorCodeOf, isInfrastructureError, isRetriable, PlatformError } from '@app/failures';
 import { EventCodec } from '../event.codec';
 import type { IdempotentProducer } from '../idempotent-producer';
-import { addToOutbox } from '../outbox/add-to-outbox';
-import { traceparentFor } from '../trace';
-import { failSpan, inSpan, Span, SpanKind } from '@app/tracing';
-import { EventHandler, EventHandlers, HandlerContext } from './event-handlers';
+import { failSpan, inSpan, Span } from '@app/tracing';
+import { ConsumedMessage, consumerSpanOptions, handlerContextFor, inboxEntryOf } from './consumed-message';
+import { EventHandler, EventHandlers } from './event-handlers';
 import { pauseHeartbeating } from './pause-heartbeating';
-import { InboxEntry, recordAllInInbox, recordInInbox } from './record-in-inbox';
+import { recordAllInInbox, recordInInbox } from './record-in-inbox';
 
 export type Delivery = 'handled' | 'duplicate' | 'dead-lettered' | 'given-back';
 
@@ -94,17 +92,15 @@ export class MessageDelivery {
       await this.deadLetter(topic, partition, message, error.code, error, 1);
       return 'dead-lettered';
     }
-    const handler = this.options.handlers[event.eventType] as EventHandler<EventType> | undefined;
-    if (!handler) return 'handled'; // cannot happen since values must match their topic; kept as a guard
-    return inSpan(`process ${event.eventType}`, this.spanOptions(event, topic, message), (span) =>
-      this.handle(event, handler, topic, partition, message, control, span, failedTogether),
+    if (!this.options.handlers[event.eventType]) return 'handled'; // cannot happen since values must match their topic; kept as a guard
+    return inSpan(`process ${event.eventType}`, consumerSpanOptions(event, this.consumed(topic, partition, message)), (span) =>
+      this.handle(event, topic, partition, message, control, span, failedTogether),
     );
   }
 
   /** The handler in its transaction with the inbox row, retried in place while it fails transiently. */
   private async handle(
     event: DomainEvent,
-    handler: EventHandler<EventType>,
     topic: string,
     partition: number,
     message: KafkaMessage,
@@ -117,7 +113,7 @@ export class MessageDelivery {
       try {
         // The first attempt was made with the batch: its failure counts, the handler does not run again for it.
         if (attempt === 1 && failedTogether !== undefined && !isInfrastructureError(failedTogether)) throw failedTogether;
-        const firstTime = await this.knex.transaction((trx) => this.handleIn(trx, event, handler, topic, partition, message));
+        const firstTime = await this.knex.transaction((trx) => this.handleIn(trx, event, topic, partition, message));
         span.setAttribute('delivery', firstTime ? 'handled' : 'duplicate');
         return this.counted(firstTime);
       } catch (error) {
@@ -160,7 +156,7 @@ export class MessageDelivery {
       fresh = await this.knex.transaction(async (trx) => {
         const firstTimes = await recordAllInInbox(
           trx,
-          events.map((event, i) => this.inboxEntry(event, topic, partition, messages[i])),
+          events.map((event, i) => inboxEntryOf(event, this.consumed(topic, partition, messages[i]))),
         );
         inboxWritten = true;
         for (; index < messages.length; index++) await this.handleTogether(trx, events[index], firstTimes[index], topic, partition, messages[index]);
@@ -189,57 +185,29 @@ export class MessageDelivery {
   }
 
   private handleTogether(trx: Knex.Transaction, event: DomainEvent, firstTime: boolean, topic: string, partition: number, message: KafkaMessage) {
-    const handler = this.options.handlers[event.eventType] as EventHandler<EventType>;
-    return inSpan(`process ${event.eventType}`, this.spanOptions(event, topic, message), async (span) => {
+    return inSpan(`process ${event.eventType}`, consumerSpanOptions(event, this.consumed(topic, partition, message)), async (span) => {
       span.setAttribute('attempt', 1);
       span.setAttribute('delivery', firstTime ? 'handled' : 'duplicate');
-      if (firstTime) await handler(event as never, this.contextFor(trx, topic, partition, message));
-      this.logDelivery(firstTime, event, topic, partition, message);
+      await this.handleIfNew(trx, event, firstTime, topic, partition, message);
     });
   }
 
-  /** A debug line in the message's span, so that it carries the task's and the event's ids. */
-  private logDelivery(firstTime: boolean, event: DomainEvent, topic: string, partition: number, message: KafkaMessage): void {
-    this.logger.debug(`${firstTime ? 'handled' : 'already handled'} ${event.eventType} from ${topic}[${partition}]@${message.offset}`);
-  }
-
-  private inboxEntry(event: DomainEvent, topic: string, partition: number, message: KafkaMessage): InboxEntry {
-    return { consumer: this.options.name, eventId: event.eventId, eventType: event.eventType, topic, partition, offset: message.offset };
-  }
-
   /** The inbox row, and the handler when the event is new to this consumer; true when it was. */
-  private async handleIn(trx: Knex.Transaction, event: DomainEvent, handler: EventHandler<EventType>, topic: string, partition: number, message: KafkaMessage) {
-    const fresh = await recordInInbox(trx, this.inboxEntry(event, topic, partition, message));
-    if (fresh) await handler(event as never, this.contextFor(trx, topic, partition, message));
-    this.logDelivery(fresh, event, topic, partition, message);
+  private async handleIn(trx: Knex.Transaction, event: DomainEvent, topic: string, partition: number, message: KafkaMessage) {
+    const fresh = await recordInInbox(trx, inboxEntryOf(event, this.consumed(topic, partition, message)));
+    await this.handleIfNew(trx, event, fresh, topic, partition, message);
     return fresh;
   }
 
-  /** A child of the producer's span; an outside producer that set no traceparent gets the task's trace. */
-  private spanOptions(event: DomainEvent, topic: string, message: KafkaMessage) {
-    const parent = message.headers?.traceparent?.toString() ?? traceparentFor(event.correlationId);
-    const facts = {
-      taskId: event.taskId,
-      eventId: event.eventId,
-      eventType: event.eventType,
-      correlationId: event.correlationId,
-      consumer: this.options.name,
-      'messaging.destination.name': topic,
-    };
-    return { parent, kind: SpanKind.CONSUMER, facts };
+  /** The handler, when the inbox says the event is new; a debug line in the message's span either way (it carries the ids). */
+  private async handleIfNew(trx: Knex.Transaction, event: DomainEvent, firstTime: boolean, topic: string, partition: number, message: KafkaMessage) {
+    const handler = this.options.handlers[event.eventType] as EventHandler<EventType>;
+    if (firstTime) await handler(event as never, handlerContextFor(trx, this.consumed(topic, partition, message)));
+    this.logger.debug(`${firstTime ? 'handled' : 'already handled'} ${event.eventType} from ${topic}[${partition}]@${message.offset}`);
   }
 
-  private contextFor(trx: Knex.Transaction, topic: string, partition: number, message: KafkaMessage): HandlerContext {
-    const traceparent = message.headers?.traceparent?.toString();
-    return {
-      trx,
-      topic,
-      partition,
-      offset: message.offset,
-      // Stamped with this consumer's service: a handler cannot write in another producer's name.
-      publish: (event) => addToOutbox(trx, { ...event, producer: this.options.name }, traceparent),
-      afterCommit: (then) => afterCommit(trx, then),
-    };
+  private consumed(topic: string, partition: number, message: KafkaMessage): ConsumedMessage {
+    return { consumer: this.options.name, topic, partition, message };
   }
 
   private async deadLetter(topic: string, partition: number, message: KafkaMessage, errorCode: ErrorCode, error: unknown, attempts: number) {
