@@ -1,6 +1,6 @@
 import type { IHeaders, Kafka } from 'kafkajs';
 import { DomainEvent } from '@app/events';
-import { EventCodec } from '@app/messaging';
+import { EventCodec, fetchWaitMs } from '@app/messaging';
 import { uniqueSuffix } from './unique';
 
 export interface ReadMessage {
@@ -21,8 +21,7 @@ export class TopicReader {
     kafka: Kafka,
     private readonly codec?: EventCodec,
   ) {
-    // A short long poll: stopping waits for the fetch in flight (5 s by kafkajs's default).
-    this.consumer = kafka.consumer({ groupId: `reader-${uniqueSuffix()}`, maxWaitTimeInMs: 1000 });
+    this.consumer = kafka.consumer({ groupId: `reader-${uniqueSuffix()}`, maxWaitTimeInMs: fetchWaitMs });
   }
 
   async start(topics: string[]): Promise<this> {

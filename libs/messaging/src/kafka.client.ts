@@ -21,6 +21,13 @@ const kafkaLogCreator: logCreator =
     return logger.debug(line);
   };
 
+/**
+ * How long a consumer's fetch waits for messages (kafkajs: 5 s). A fetch returns as soon as one is
+ * there; what the wait costs is a stop, which waits for the fetch in flight (each service stop took
+ * ~5 s with the default).
+ */
+export const fetchWaitMs = 1000;
+
 /** A client of the brokers, authenticated as the environment says (see kafkaSecurityFromEnv) unless `overrides` say otherwise. */
 export function createKafka(clientId: string, brokers: string[], overrides: Partial<KafkaConfig> = {}): Kafka {
   return new Kafka({ clientId, brokers, logLevel: logLevel.WARN, logCreator: kafkaLogCreator, ...kafkaSecurityFromEnv(), ...overrides });

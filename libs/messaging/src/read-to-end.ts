@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kafka, KafkaMessage } from 'kafkajs';
+import { fetchWaitMs } from './kafka.client';
 
 export interface ReadMessage {
   topic: string;
@@ -30,8 +31,7 @@ export async function readToEnd(
   }
   const total = [...ends.values()].reduce((sum, end) => sum + end, 0);
   const groupId = `${groupPrefix}${randomUUID()}`;
-  // Once at the end, the disconnect waits for the fetch in flight: a short long poll ends it sooner.
-  const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 1000 });
+  const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: fetchWaitMs });
   let read = 0;
   try {
     if (ends.size === 0) return;

@@ -8,6 +8,7 @@ import { deadLetterTopicFor } from '../dead-letters';
 import { EventCodec } from '../event.codec';
 import { IdempotentProducer } from '../idempotent-producer';
 import { ensureTopics } from '../topics';
+import { fetchWaitMs } from '../kafka.client';
 import { EventHandlers } from './event-handlers';
 import { BatchControl, ConsumerStats, Delivery, MessageDelivery } from './message-delivery';
 
@@ -80,9 +81,7 @@ export class ConsumerRunner {
       allowAutoTopicCreation: false,
       sessionTimeout,
       heartbeatInterval: Math.max(500, Math.floor(sessionTimeout / 5)),
-      // A stop waits for the fetch in flight: kafkajs's default long poll (5 s) made every graceful
-      // shutdown last 5 s. A fetch still returns as soon as a message is there.
-      maxWaitTimeInMs: 1000,
+      maxWaitTimeInMs: fetchWaitMs,
     });
     const { GROUP_JOIN, REBALANCING, CRASH, STOP } = consumer.events;
     consumer.on(GROUP_JOIN, ({ payload }) => {
