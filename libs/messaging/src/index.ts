@@ -9,6 +9,7 @@ export * from './kafka.client';
 export * from './messaging.migration';
 export * from './outbox/add-to-outbox';
 export * from './outbox/outbox.relay';
+export * from './outbox/outbox-signal';
 export * from './topics';
 export * from './trace';
 export * from './inbox/prune-inbox';

@@ -1,13 +1,13 @@
 import { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
-import type { Kafka, Message, TopicMessages } from 'kafkajs';
-import { DomainEvent } from '@app/events';
+import type { Kafka } from 'kafkajs';
 import { EventCodec } from '../event.codec';
 import { IdempotentProducer } from '../idempotent-producer';
 import { WorkerLoop } from '@app/timing';
 import { failSpan } from '@app/tracing';
 import { openPublishSpans } from './publish-spans';
 import { outboxCommitted, outboxSignal } from './outbox-signal';
+import { Encoded, encodeRows, isTooLarge, OutboxRow, splitByBytes, toTopicMessages } from './relay-requests';
 
 export interface RelayOptions {
   batchSize: number;
@@ -23,40 +23,32 @@ export interface RelayOptions {
   retentionMs: number;
 }
 
-interface OutboxRow {
-  id: string;
-  event_type: string;
-  message_key: string;
-  payload: DomainEvent;
-  headers: Record<string, string>;
-}
-
-interface Encoded {
-  row: OutboxRow;
-  topic: string;
-  message: Message;
-  bytes: number;
-}
-
 export interface RelayStats {
+  /** Rows marked published, counted once their transaction committed. */
   published: number;
   parked: number;
   failedRounds: number;
 }
 
-/** Kafka's per-record overhead (lengths, offsets, attributes), generously rounded up. */
-const recordOverheadBytes = 80;
+/** A request with the broker; `failure` resolves to its error, if any. */
+interface Sending {
+  request: Encoded[];
+  failure: Promise<unknown>;
+}
+
+/** Batches one transaction publishes at most: its marks commit together, so a crash sends at most these again. */
+const batchesPerRun = 10;
 
 /** Any constant works: each service has its own database, so this lock is per service. */
 export const relayLockKey = 7_140_001;
 
 /**
  * Publishes outbox rows in id order with an idempotent producer (see IdempotentProducer), a whole batch per
- * request, and marks them published. Each batch runs in a transaction holding an advisory lock, so
+ * request, and marks them published. Each run of batches is a transaction holding an advisory lock, so
  * that with several instances of a service exactly one publishes at a time and order per key holds;
  * when the publishing instance dies its transaction ends and another takes over. A crash between
- * Kafka's acknowledgement and the mark publishes the batch again: delivery is at least once and
- * consumers deduplicate by eventId.
+ * Kafka's acknowledgement and the commit of the marks publishes those rows again: delivery is at least
+ * once and consumers deduplicate by eventId.
  *
  * A batch is split into requests under `maxBatchBytes`; a row that the broker refuses on its own
  * for its size is parked (kept, marked, logged) and stops later rows of its own key only, until an
@@ -100,10 +92,11 @@ export class OutboxRelay {
     await this.producer.disconnect();
   }
 
-  /** A full batch, or one cut short, means there may be more: the loop runs again at once. */
+  /** A run cut short, or one that read all the batches it may, means there may be more: the loop runs again at once. */
   private async round(): Promise<boolean> {
     try {
-      const { more } = await this.publishBatch();
+      const { published, more } = await this.publishRun();
+      this.stats.published += published;
       await this.pruneIfDue();
       return more;
     } catch (error) {
@@ -113,52 +106,102 @@ export class OutboxRelay {
   }
 
   /**
-   * One batch, in requests under the byte limit. Returns how many rows were published (0 when
-   * another instance holds the lock) and whether rows may be left. Rows after a parked row of the
-   * same key are not selected, so a key's order holds.
+   * One run: up to `batchesPerRun` batches in one transaction holding the lock, in requests under the
+   * byte limit. It is pipelined: while a request is with the broker, the next batch is read and
+   * encoded and the request before it is marked. A request is sent only once the one before it is
+   * acknowledged, so one is in flight at a time and a failure stops the run with everything before it
+   * marked. Returns how many rows were marked (0 when another instance holds the lock) and whether rows
+   * may be left. Rows after a parked row of the same key are not read, so a key's order holds.
    */
-  async publishBatch(): Promise<{ published: number; more: boolean }> {
+  async publishRun(): Promise<{ published: number; more: boolean }> {
     return this.knex.transaction(async (trx) => {
-      const { rows } = await trx.raw<{ rows: Array<{ locked: boolean }> }>('select pg_try_advisory_xact_lock(?) as locked', [relayLockKey]);
-      if (!rows[0].locked) return { published: 0, more: false };
-      const batch: OutboxRow[] = await trx('outbox as o')
-        .select('o.id', 'o.event_type', 'o.message_key', 'o.payload', 'o.headers')
-        .whereNull('o.published_at')
-        .whereNull('o.parked_at')
-        .whereNotExists(
-          trx('outbox as p').whereRaw('p.message_key = o.message_key').whereRaw('p.id < o.id').whereNotNull('p.parked_at').whereNull('p.published_at'),
-        )
-        .orderBy('o.id')
-        .limit(this.options.batchSize);
-      if (batch.length === 0) return { published: 0, more: false };
-      const requests = splitByBytes(await this.encode(batch), this.maxBatchBytes);
+      if (!(await this.lock(trx))) return { published: 0, more: false };
       let published = 0;
-      for (const request of requests) {
-        const spans = openPublishSpans(request);
-        try {
-          await this.producer.sendBatch({ acks: -1, topicMessages: toTopicMessages(request) });
-        } catch (error) {
-          for (const span of spans) failSpan(span, error);
-          if (!isTooLarge(error)) {
-            if (published === 0) throw error;
-            break; // keep what was sent; the rest goes next round
-          }
-          await this.refusedForSize(trx, request, error);
-          return { published, more: true };
-        } finally {
-          for (const span of spans) span.end();
+      let sending: Sending | undefined;
+      let acknowledged: Encoded[] = [];
+      const markAcknowledged = async () => {
+        await this.mark(trx, acknowledged);
+        published += acknowledged.length;
+        acknowledged = [];
+      };
+      /** False when the request in flight failed: the run stops there. */
+      const awaitSending = async (): Promise<boolean> => {
+        if (!sending) return true;
+        const { request, failure } = sending;
+        sending = undefined;
+        const error = await failure;
+        if (!error) {
+          acknowledged = request;
+          return true;
         }
-        await trx('outbox')
-          .whereIn(
-            'id',
-            request.map((e) => e.row.id),
-          )
-          .update({ published_at: trx.fn.now() });
-        published += request.length;
-        this.stats.published += request.length;
+        if (isTooLarge(error)) await this.refusedForSize(trx, request, error);
+        else if (published === 0) throw error; // nothing of this run was sent: the round failed
+        return false;
+      };
+
+      let after = '0';
+      let full = false;
+      for (let batches = 0; batches < batchesPerRun; batches++) {
+        const batch = await this.unpublishedAfter(trx, after);
+        full = batch.length === this.options.batchSize;
+        if (batch.length === 0) break;
+        after = batch[batch.length - 1].id;
+        for (const request of splitByBytes(await encodeRows(this.codec, batch), this.maxBatchBytes)) {
+          if (!(await awaitSending())) return { published, more: true };
+          sending = this.send(request);
+          await markAcknowledged();
+        }
+        if (!full) break;
       }
-      return { published, more: published < batch.length || batch.length === this.options.batchSize };
+      const sent = await awaitSending();
+      await markAcknowledged();
+      return { published, more: !sent || full };
     });
+  }
+
+  /**
+   * The lock, and the plan: the backlog is read in id order from its index, never sorted whole.
+   * A table that grew since it was last analyzed made the planner sort every unpublished row for
+   * each batch (10,000 rows: 21 ms a batch instead of 0.5).
+   */
+  private async lock(trx: Knex.Transaction): Promise<boolean> {
+    const { rows } = await trx.raw<{ rows: Array<{ locked: boolean }> }>(
+      "select pg_try_advisory_xact_lock(?) as locked, set_config('enable_sort', 'off', true)",
+      [relayLockKey],
+    );
+    return rows[0].locked;
+  }
+
+  private unpublishedAfter(trx: Knex.Transaction, after: string): Promise<OutboxRow[]> {
+    return trx('outbox as o')
+      .select('o.id', 'o.event_type', 'o.message_key', 'o.payload', 'o.headers')
+      .whereNull('o.published_at')
+      .whereNull('o.parked_at')
+      .where('o.id', '>', after)
+      .whereNotExists(
+        trx('outbox as p').whereRaw('p.message_key = o.message_key').whereRaw('p.id < o.id').whereNotNull('p.parked_at').whereNull('p.published_at'),
+      )
+      .orderBy('o.id')
+      .limit(this.options.batchSize);
+  }
+
+  /** Sends one request in its rows' publish spans; `failure` resolves to the error, if any (it never rejects). */
+  private send(request: Encoded[]): Sending {
+    const spans = openPublishSpans(request);
+    const failure = this.producer.sendBatch({ acks: -1, topicMessages: toTopicMessages(request) }).then(
+      () => undefined,
+      (error: unknown) => {
+        for (const span of spans) failSpan(span, error);
+        return error;
+      },
+    );
+    return { request, failure: failure.finally(() => spans.forEach((span) => span.end())) };
+  }
+
+  private async mark(trx: Knex.Transaction, rows: Encoded[]): Promise<void> {
+    if (rows.length === 0) return;
+    // One array parameter rather than one per row
+    await trx.raw('update outbox set published_at = clock_timestamp() where id = any(?::bigint[])', [rows.map((e) => e.row.id)]);
   }
 
   /** A lone row too large is parked; several rows too large together mean our limit is above the broker's. */
@@ -177,22 +220,6 @@ export class OutboxRelay {
     this.logger.error(`parked outbox row ${row.id} (${row.event_type}, key ${row.message_key}): ${reason}; later rows of its key wait for it`);
   }
 
-  private async encode(batch: OutboxRow[]): Promise<Encoded[]> {
-    const encoded: Encoded[] = [];
-    for (const row of batch) {
-      const value = await this.codec.encode(row.payload);
-      const headerBytes = Object.entries(row.headers).reduce((sum, [k, v]) => sum + k.length + String(v).length, 0);
-      const message = { key: row.message_key, value, headers: row.headers };
-      encoded.push({
-        row,
-        topic: this.codec.topicFor(row.payload.eventType),
-        message,
-        bytes: value.length + row.message_key.length + headerBytes + recordOverheadBytes,
-      });
-    }
-    return encoded;
-  }
-
   private async pruneIfDue(): Promise<void> {
     if (Date.now() - this.lastPrune < Math.min(this.options.retentionMs, 60_000)) return;
     this.lastPrune = Date.now();
@@ -200,45 +227,4 @@ export class OutboxRelay {
     const pruned = await this.knex('outbox').whereNotNull('published_at').where('published_at', '<', cutoff).delete();
     if (pruned) this.logger.log(`pruned ${pruned} published outbox rows older than ${cutoff.toISOString()}`);
   }
-}
-
-/** Consecutive runs of rows under `maxBytes` each; a row larger than that alone makes its own request. */
-export function splitByBytes<T extends { bytes: number }>(rows: T[], maxBytes: number): T[][] {
-  const requests: T[][] = [];
-  let current: T[] = [];
-  let size = 0;
-  for (const row of rows) {
-    if (current.length > 0 && size + row.bytes > maxBytes) {
-      requests.push(current);
-      current = [];
-      size = 0;
-    }
-    current.push(row);
-    size += row.bytes;
-  }
-  if (current.length > 0) requests.push(current);
-  return requests;
-}
-
-/** Groups rows by topic keeping their order, which kafkajs keeps within each partition. */
-function toTopicMessages(request: Encoded[]): TopicMessages[] {
-  const byTopic = new Map<string, Message[]>();
-  for (const { topic, message } of request) {
-    const messages = byTopic.get(topic) ?? byTopic.set(topic, []).get(topic)!;
-    messages.push(message);
-  }
-  return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
-}
-
-/** The broker's "too large" answers, wherever kafkajs wrapped them. */
-function isTooLarge(error: unknown): boolean {
-  const seen = new Set<unknown>();
-  const visit = (e: unknown, depth: number): boolean => {
-    if (!e || typeof e !== 'object' || seen.has(e) || depth > 6) return false;
-    seen.add(e);
-    const { type, cause, originalError, errors } = e as { type?: unknown; cause?: unknown; originalError?: unknown; errors?: unknown };
-    if (type === 'MESSAGE_TOO_LARGE' || type === 'RECORD_LIST_TOO_LARGE') return true;
-    return visit(cause, depth + 1) || visit(originalError, depth + 1) || (Array.isArray(errors) && errors.some((x) => visit(x, depth + 1)));
-  };
-  return visit(error, 0);
 }

@@ -1,4 +1,4 @@
-import { splitByBytes } from './outbox.relay';
+import { splitByBytes } from './relay-requests';
 
 const rows = (...sizes: number[]) => sizes.map((bytes, i) => ({ id: i, bytes }));
 const ids = (requests: Array<Array<{ id: number }>>) => requests.map((r) => r.map((row) => row.id));
