@@ -146,7 +146,17 @@ export class OutboxRelay {
         full = batch.length === this.options.batchSize;
         if (batch.length === 0) break;
         after = batch[batch.length - 1].id;
-        for (const request of splitByBytes(await encodeRows(this.codec, batch), this.maxBatchBytes)) {
+        const encoded = await encodeRows(this.codec, batch).catch(async (error: unknown) => {
+          // The registry failed us: keep what this run sent, if anything, rather than roll its marks back
+          const sendingWent = await awaitSending();
+          if (!sendingWent || acknowledged.length + published > 0) return undefined;
+          throw error;
+        });
+        if (!encoded) {
+          await markAcknowledged();
+          return { published, more: true };
+        }
+        for (const request of splitByBytes(encoded, this.maxBatchBytes)) {
           if (!(await awaitSending())) return { published, more: true };
           sending = this.send(request);
           await markAcknowledged();
