@@ -146,14 +146,14 @@ export class OutboxRelay {
         full = batch.length === this.options.batchSize;
         if (batch.length === 0) break;
         after = batch[batch.length - 1].id;
-        const encoded = await encodeRows(this.codec, batch).catch(async (error: unknown) => {
-          // The registry failed us: keep what this run sent, if anything, rather than roll its marks back
+        let encoded: Encoded[];
+        try {
+          encoded = await encodeRows(this.codec, batch);
+        } catch (error) {
+          // The registry failed us: the run ends keeping what it sent; with nothing sent, the round fails
           const sendingWent = await awaitSending();
-          if (!sendingWent || acknowledged.length + published > 0) return undefined;
-          throw error;
-        });
-        if (!encoded) {
           await markAcknowledged();
+          if (sendingWent && published === 0) throw error;
           return { published, more: true };
         }
         for (const request of splitByBytes(encoded, this.maxBatchBytes)) {
