@@ -1,3 +1,4 @@
+import { createKnex } from '@app/database';
 import { Platform } from '../support/platform';
 import { authAs } from '../support/tokens';
 
@@ -35,6 +36,28 @@ describe('POST /tasks under an Idempotency-Key', () => {
     expect(other.body).toMatchObject({ status: 422, detail: 'this Idempotency-Key was already used with a different request body' });
     // Keys are scoped per user
     expect((await platform.submit('someone-else', { text: 'second' }, 'key-a')).status).toBe(202);
+  });
+
+  it('takes an expired key over as a new request, with its own task, instead of replaying or refusing it', async () => {
+    const first = await platform.submit('expirer', { text: 'first' }, 'key-old');
+    await platform.settled(first.body.taskId as string);
+    // When the key's claim has expired (as if its day had passed)
+    const db = createKnex(platform.env.databaseUrl('tasks'), 1);
+    try {
+      await db('idempotency_keys').where({ user_id: 'expirer', key: 'key-old' }).update({ expires_at: new Date(Date.now() - 1000) });
+    } finally {
+      await db.destroy();
+    }
+    // Then the same key with another body is a new task, not a 422, and not a replay of the first
+    const second = await platform.submit('expirer', { text: 'second' }, 'key-old');
+    expect(second.status).toBe(202);
+    expect(second.headers.get('idempotent-replayed')).toBeNull();
+    expect(second.body.taskId).not.toBe(first.body.taskId);
+    // And the key now replays the second task's answer
+    const again = await platform.submit('expirer', { text: 'second' }, 'key-old');
+    expect(again.body.taskId).toBe(second.body.taskId);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect((await platform.settled(second.body.taskId as string)).state).toBe('SUCCESS');
   });
 
   it.each([

@@ -8,7 +8,7 @@ import { ModelClient } from '../model/model.client';
 import { ModelOutcome } from '../model/model-outcome.rules';
 import { GENERATION_CONFIG, GenerationConfig } from '../generation.config';
 import { decideAfterAttempt } from './attempt-outcome.rules';
-import { claimDueJobs, claimInterruptedJobs, Job, recordAttempt } from './job-store';
+import { anyInterruptedJob, claimDueJobs, claimInterruptedJobs, Job, recordAttempt } from './job-store';
 import { FailedJobCleanup } from './failed-job-cleanup';
 import { ReportStore } from './report-store';
 
@@ -126,6 +126,7 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
 
   /** A job whose lease ran out lost its attempt to a crash: that attempt failed transiently. */
   private async recoverInterrupted(): Promise<void> {
+    if (!(await anyInterruptedJob(this.knex))) return;
     const interrupted: ModelOutcome = { ok: false, code: 'ATTEMPT_INTERRUPTED', retriable: true, message: 'the attempt was interrupted' };
     await this.knex.transaction(async (trx) => {
       for (const job of await claimInterruptedJobs(trx, 10)) {

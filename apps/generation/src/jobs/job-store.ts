@@ -68,9 +68,16 @@ export async function claimDueJobs(knex: Knex, limit: number, leaseMs: number, s
   });
 }
 
+const interrupted = (db: Knex) => db('generation_jobs').where({ status: 'running' }).where('lease_until', '<', db.fn.now());
+
 /** Running jobs whose lease ran out: their process died mid-attempt. */
 export async function claimInterruptedJobs(trx: Knex.Transaction, limit: number): Promise<Job[]> {
-  return trx('generation_jobs').where({ status: 'running' }).where('lease_until', '<', trx.fn.now()).limit(limit).forUpdate().skipLocked();
+  return interrupted(trx).limit(limit).forUpdate().skipLocked();
+}
+
+/** Whether any job's lease ran out: one statement, where claiming them takes a transaction. */
+export async function anyInterruptedJob(knex: Knex): Promise<boolean> {
+  return (await interrupted(knex).first('task_id')) !== undefined;
 }
 
 /**
@@ -85,35 +92,41 @@ export async function recordAttempt(
   decision: AttemptDecision,
   reportRef?: string,
 ): Promise<boolean> {
-  const current = await trx('generation_jobs').where({ task_id: job.task_id, status: 'running', attempts: attempt }).forUpdate().first();
-  if (!current) return false;
+  const next = whatFollows(job, attempt, outcome, decision, reportRef);
+  // The statement that moves the job on is the one that locks it: no row when it moved on meanwhile.
+  const moved = await trx('generation_jobs')
+    .where({ task_id: job.task_id, status: 'running', attempts: attempt })
+    .update({ ...next.changes, lease_until: null, updated_at: trx.fn.now() })
+    .returning('task_id');
+  if (moved.length === 0) return false;
   const error = outcome.ok ? {} : { error_code: outcome.code, error_message: outcome.message };
   await trx('generation_attempts')
     .where({ task_id: job.task_id, attempt })
     .update({ finished_at: trx.fn.now(), outcome: decision.kind, ...error });
-  const update = (changes: Record<string, unknown>) =>
-    trx('generation_jobs')
-      .where({ task_id: job.task_id })
-      .update({ ...changes, lease_until: null, updated_at: trx.fn.now() });
-
-  if (decision.kind === 'succeeded') {
-    await update({ status: 'succeeded', report_ref: reportRef });
-    await addToOutbox(trx, newEvent('GenerationSucceeded', { attempt, reportRef: reportRef ?? '' }, origin(job), 'generation'));
-  } else if (!outcome.ok && decision.kind === 'retry') {
-    const nextAttemptAt = Date.now() + decision.delayMs;
-    await update({ status: 'scheduled', next_attempt_at: new Date(nextAttemptAt) });
-    afterCommit(trx, () => retries.inc({ kind: 'generation' }));
-    await addToOutbox(
-      trx,
-      newEvent('GenerationRetryScheduled', { attempt, nextAttemptAt, errorCode: outcome.code, reason: outcome.message }, origin(job), 'generation'),
-    );
-  } else if (!outcome.ok && decision.kind === 'failed') {
-    await update({ status: 'failed' });
-    const reason = capText(decision.errorClass === 'RETRIES_EXHAUSTED' ? `gave up after ${attempt} attempts: ${outcome.message}` : outcome.message);
-    await addToOutbox(
-      trx,
-      newEvent('GenerationFailed', { attempts: attempt, errorClass: decision.errorClass, errorCode: outcome.code, reason }, origin(job), 'generation'),
-    );
-  }
+  if (decision.kind === 'retry') afterCommit(trx, () => retries.inc({ kind: 'generation' }));
+  await addToOutbox(trx, next.event);
   return true;
+}
+
+/** The job's new state after the attempt, and the event that says so. */
+function whatFollows(job: Job, attempt: number, outcome: ModelOutcome, decision: AttemptDecision, reportRef?: string) {
+  if (decision.kind === 'succeeded') {
+    return {
+      changes: { status: 'succeeded', report_ref: reportRef },
+      event: newEvent('GenerationSucceeded', { attempt, reportRef: reportRef ?? '' }, origin(job), 'generation'),
+    };
+  }
+  if (outcome.ok) throw new Error(`attempt ${attempt} of ${job.task_id} succeeded but was decided ${decision.kind}`);
+  if (decision.kind === 'retry') {
+    const nextAttemptAt = Date.now() + decision.delayMs;
+    return {
+      changes: { status: 'scheduled', next_attempt_at: new Date(nextAttemptAt) },
+      event: newEvent('GenerationRetryScheduled', { attempt, nextAttemptAt, errorCode: outcome.code, reason: outcome.message }, origin(job), 'generation'),
+    };
+  }
+  const reason = capText(decision.errorClass === 'RETRIES_EXHAUSTED' ? `gave up after ${attempt} attempts: ${outcome.message}` : outcome.message);
+  return {
+    changes: { status: 'failed' },
+    event: newEvent('GenerationFailed', { attempts: attempt, errorClass: decision.errorClass, errorCode: outcome.code, reason }, origin(job), 'generation'),
+  };
 }

@@ -11,16 +11,27 @@ export interface QuotaSummary {
 export type LedgerKind = 'grant' | 'debit' | 'refund' | 'rejection' | 'settled';
 
 /**
- * Creates the user's account on first sight (with its default grant) and locks it for the rest of
- * the transaction, so that decisions about one user's quota are taken one at a time.
+ * Locks the user's account for the rest of the transaction, so that decisions about one user's
+ * quota are taken one at a time, and sums its ledger up.
  */
 export async function lockAccount(trx: Knex.Transaction, userId: string, defaultQuota: number): Promise<QuotaSummary> {
+  await holdAccount(trx, userId, defaultQuota);
+  return summarise(trx, userId);
+}
+
+/**
+ * Locks the user's account, creating it first (with its default grant) on first sight: one
+ * statement when the account exists, as it does for every task but a user's first.
+ */
+export async function holdAccount(trx: Knex.Transaction, userId: string, defaultQuota: number): Promise<void> {
+  const lock = () => trx('quota_accounts').where({ user_id: userId }).forUpdate().first('user_id');
+  if (await lock()) return;
   const created = await trx('quota_accounts').insert({ user_id: userId }).onConflict('user_id').ignore().returning('user_id');
   if (created.length === 1 && defaultQuota > 0) {
     await trx('quota_ledger').insert({ user_id: userId, kind: 'grant', amount: defaultQuota });
   }
-  await trx('quota_accounts').where({ user_id: userId }).forUpdate().first();
-  return summarise(trx, userId);
+  // Made by another transaction meanwhile: wait for it like any other holder.
+  if (created.length === 0) await lock();
 }
 
 /** The balance is never stored: it is what the ledger adds up to. */

@@ -47,15 +47,27 @@ export async function applyToTask(trx: Knex.Transaction, event: DomainEvent, pub
   await trx('tasks').where({ task_id: event.taskId }).update(changes);
 }
 
-/** The task's row, locked; made first when this is the first event of the task heard of (one query when the row is there). */
+/**
+ * The task's row, locked; made first when this is the first event of the task heard of. One query
+ * in the usual cases: a request or an acceptance, a task's first events, is tried as an insert
+ * first (a row this transaction made is its own until it commits); any other event as a lock.
+ */
 async function lockedTask(trx: Knex.Transaction, event: DomainEvent): Promise<TaskRow> {
   const lock = () => trx('tasks').where({ task_id: event.taskId }).forUpdate().first<TaskRow | undefined>();
+  const create = () =>
+    trx('tasks')
+      .insert({ task_id: event.taskId, user_id: event.userId, state: 'QUEUED', facts: JSON.stringify(noFacts) })
+      .onConflict('task_id')
+      .ignore()
+      .returning<TaskRow[]>(['task_id', 'facts', 'outcome_event_id', 'created_at']);
+  if (event.eventType === 'TaskRequested' || event.eventType === 'TaskAccepted') {
+    const [made] = await create();
+    if (made) return made;
+    return (await lock())!;
+  }
   const existing = await lock();
   if (existing) return existing;
-  await trx('tasks')
-    .insert({ task_id: event.taskId, user_id: event.userId, state: 'QUEUED', facts: JSON.stringify(noFacts) })
-    .onConflict('task_id')
-    .ignore();
+  await create();
   return (await lock())!;
 }
 
