@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { localKafkaEnv } from '@app/messaging';
+import { ensureTopics, localKafkaEnv } from '@app/messaging';
 import type { Platform } from '../test/support/platform';
 
 // The benchmarks drive the stack as its admin (topics of their own, reading everything); the
@@ -45,5 +45,32 @@ export async function sequentialLatencies(platform: Platform, tasks: number): Pr
     const at = (type: string) => Date.parse(task.timeline.find((e: { eventType: string }) => e.eventType === type).occurredAt);
     latencies.push(at('TaskCompleted') - at('TaskAccepted'));
   }
+  return latencies.sort((a, b) => a - b);
+}
+
+/** Latencies (ms, sorted) of one bare Kafka hop, one message at a time: an idempotent kafkajs producer (acks=all) → a consumer. */
+export async function kafkaHop(platform: Platform, samples: number): Promise<number[]> {
+  const topic = `${platform.env.topicPrefix}bench-hop`;
+  await ensureTopics(platform.kafka, [{ topic }]);
+  const consumer = platform.kafka.consumer({ groupId: `${topic}-group` });
+  const received = new Map<string, number>();
+  let joined!: () => void;
+  const hasJoined = new Promise<void>((resolve) => (joined = resolve));
+  consumer.on(consumer.events.GROUP_JOIN, () => joined());
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({ eachMessage: async ({ message }) => void received.set(message.value!.toString(), Date.now()) });
+  await hasJoined;
+  const producer = platform.kafka.producer({ idempotent: true });
+  await producer.connect();
+  const latencies: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const sentAt = Date.now();
+    await producer.send({ topic, acks: -1, messages: [{ key: String(i), value: String(i) }] });
+    while (!received.has(String(i))) await new Promise((resolve) => setTimeout(resolve, 1));
+    latencies.push(received.get(String(i))! - sentAt);
+  }
+  await producer.disconnect();
+  await consumer.disconnect();
   return latencies.sort((a, b) => a - b);
 }

@@ -7,38 +7,11 @@
  * Run with `npm run bench:e2e` (the stack must be up, the services built).
  */
 import { Logger } from '@nestjs/common';
-import { ensureTopics } from '@app/messaging';
 import { Platform } from '../test/support/platform';
-import { benchSettings, percentile, runBenchmark, sequentialLatencies, writeResult } from './bench-support';
+import { benchSettings, kafkaHop, percentile, runBenchmark, sequentialLatencies, writeResult } from './bench-support';
 
 Logger.overrideLogger(['error']);
 const tasks = Number(process.env.BENCH_TASKS ?? 100);
-
-async function kafkaHop(platform: Platform, samples: number): Promise<number[]> {
-  const topic = `${platform.env.topicPrefix}bench-hop`;
-  await ensureTopics(platform.kafka, [{ topic }]);
-  const consumer = platform.kafka.consumer({ groupId: `${topic}-group` });
-  const received = new Map<string, number>();
-  let joined!: () => void;
-  const hasJoined = new Promise<void>((resolve) => (joined = resolve));
-  consumer.on(consumer.events.GROUP_JOIN, () => joined());
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  await consumer.run({ eachMessage: async ({ message }) => void received.set(message.value!.toString(), Date.now()) });
-  await hasJoined;
-  const producer = platform.kafka.producer({ idempotent: true });
-  await producer.connect();
-  const latencies: number[] = [];
-  for (let i = 0; i < samples; i++) {
-    const sentAt = Date.now();
-    await producer.send({ topic, acks: -1, messages: [{ key: String(i), value: String(i) }] });
-    while (!received.has(String(i))) await new Promise((resolve) => setTimeout(resolve, 1));
-    latencies.push(received.get(String(i))! - sentAt);
-  }
-  await producer.disconnect();
-  await consumer.disconnect();
-  return latencies.sort((a, b) => a - b);
-}
 
 async function main(): Promise<void> {
   const platform = await new Platform(benchSettings).start();

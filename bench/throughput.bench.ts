@@ -4,7 +4,8 @@
  * - saturation: N tasks (BENCH_TASKS, 1,000) from 200 users submitted at once, from the first
  *   POST to the last TaskCompleted; then the same with one message in ten of every topic sent
  *   again byte for byte by a separate producer;
- * - latency at half of saturation: POST → TaskCompleted appended, and each event's relay lag;
+ * - latency at half of saturation: POST → TaskCompleted appended, and each event's relay lag,
+ *   against the target 4 × (h × a bare Kafka hop's p99 + t × the event transaction's p99);
  * - cost: CPU seconds per task of every process, peak RSS of each service;
  * - limits: L_db (event transactions/s ÷ transactions per task) and L_kafka (raw kafkajs pipe
  *   messages/s ÷ messages per task), and efficiency = tasks/s ÷ min(L_db, L_kafka).
@@ -20,9 +21,9 @@ import { EventCodec, messagingTables } from '@app/messaging';
 import { defaults } from '@app/config';
 import { Platform } from '../test/support/platform';
 import { tokenFor } from '../test/support/tokens';
-import { benchSettings, percentile, runBenchmark, writeResult } from './bench-support';
+import { benchSettings, kafkaHop, percentile, runBenchmark, writeResult } from './bench-support';
 import { Duplicator } from './throughput/duplicator';
-import { eventTransactionsPerSecond, kafkaPipePerSecond, perTask } from './throughput/limits';
+import { criticalPath, eventTransactionsPerSecond, kafkaPipePerSecond, latencyTargetMs, perTask } from './throughput/limits';
 import { OutcomeWatcher } from './throughput/outcome-watcher';
 import { CostMeter, postgresPids, stackPid } from './throughput/process-cost';
 
@@ -95,7 +96,8 @@ async function limits(platform: Platform, eventBytes: number) {
     await migrateToLatest(db, [messagingTables]);
     const transactions = await eventTransactionsPerSecond(db, url.toString(), 8, eventBytes);
     const pipe = await kafkaPipePerSecond(platform.kafka, `${platform.env.topicPrefix}bench-pipe`, eventBytes);
-    return { transactions, pipe, lDb: transactions.perSecond / perTask.transactions, lKafka: pipe / perTask.kafkaMessages };
+    const hopP99Ms = percentile(await kafkaHop(platform, 200), 99);
+    return { transactions, pipe, hopP99Ms, lDb: transactions.perSecond / perTask.transactions, lKafka: pipe / perTask.kafkaMessages };
   } finally {
     await db.destroy();
     await dropDatabase(url.toString());
@@ -151,6 +153,8 @@ async function main(): Promise<void> {
         tasksPerSecond: round(rate),
         postToCompletedMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99) },
         relayLagMs: { p50: percentile(relayLags, 50), p99: percentile(relayLags, 99) },
+        p99TargetMs: round(latencyTargetMs(limit.hopP99Ms, limit.transactions.p99Ms)),
+        criticalPath,
       },
       cost: {
         cpuMsPerTask: Object.fromEntries(Object.entries(cost.cpuSeconds).map(([name, s]) => [name, round((s * 1000) / tasksPerRun, 2)])),
@@ -160,6 +164,7 @@ async function main(): Promise<void> {
       limits: {
         eventTransactionsPerSecond: round(limit.transactions.perSecond),
         eventTransactionP99Ms: round(limit.transactions.p99Ms, 2),
+        kafkaHopP99Ms: limit.hopP99Ms,
         kafkaPipeMessagesPerSecond: round(limit.pipe),
         lDb: round(limit.lDb),
         lKafka: round(limit.lKafka),

@@ -24,6 +24,20 @@ import { postgresBinDir } from '../../tools/stack/postgres';
  */
 export const perTask = { transactions: 14, kafkaMessages: 9 };
 
+/**
+ * A successful task's critical path, from POST /tasks to TaskCompleted appended, counted from the
+ * code. Kafka hops: TaskAccepted → quota, QuotaDebited → generation, GenerationSucceeded → tasks,
+ * and TaskCompleted's append (a send only, counted as a whole hop): 4. Transactions: POST /tasks,
+ * quota's debit, generation recording the debit, the worker's claim, the attempt's outcome, tasks
+ * applying GenerationSucceeded (6), and the read each of the 4 relays makes before it sends: 10.
+ */
+export const criticalPath = { kafkaHops: 4, transactions: 10 };
+
+/** The latency target at half load: 4 × (h × the bare hop's p99 + t × the event transaction's p99). */
+export function latencyTargetMs(kafkaHopP99Ms: number, eventTransactionP99Ms: number): number {
+  return 4 * (criticalPath.kafkaHops * kafkaHopP99Ms + criticalPath.transactions * eventTransactionP99Ms);
+}
+
 const runSeconds = 5;
 
 /**

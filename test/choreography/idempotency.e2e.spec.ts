@@ -44,7 +44,9 @@ describe('POST /tasks under an Idempotency-Key', () => {
     // When the key's claim has expired (as if its day had passed)
     const db = createKnex(platform.env.databaseUrl('tasks'), 1);
     try {
-      await db('idempotency_keys').where({ user_id: 'expirer', key: 'key-old' }).update({ expires_at: new Date(Date.now() - 1000) });
+      await db('idempotency_keys')
+        .where({ user_id: 'expirer', key: 'key-old' })
+        .update({ expires_at: new Date(Date.now() - 1000) });
     } finally {
       await db.destroy();
     }
