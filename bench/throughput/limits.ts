@@ -75,7 +75,7 @@ export async function eventTransactionsPerSecond(
     );
     const url = new URL(databaseUrl);
     const args = ['-n', '-c', String(concurrency), '-j', '2', '-T', String(runSeconds), '-f', script, '-l', `--log-prefix=${path.join(work, 'log')}`];
-    args.push('-h', url.hostname, '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres'), url.pathname.slice(1));
+    args.push('-h', decodeURIComponent(url.hostname), '-p', url.port || '5432', '-U', decodeURIComponent(url.username || 'postgres'), url.pathname.slice(1));
     const output = execFileSync(path.join(postgresBinDir(), 'pgbench'), args, {
       cwd: work,
       env: { ...process.env, PGPASSWORD: decodeURIComponent(url.password) },

@@ -4,6 +4,5 @@ import { upsertJob } from '../jobs/upsert-job';
 
 /** Quota's go-ahead: the job becomes due once the request is known too. */
 export async function recordDebit(event: EventOf<'QuotaDebited'>, { trx, afterCommit }: HandlerContext, wakeWorker: () => void): Promise<void> {
-  await upsertJob(trx, event, { debit_event_id: event.eventId });
-  afterCommit(wakeWorker);
+  if (await upsertJob(trx, event, { debit_event_id: event.eventId })) afterCommit(wakeWorker);
 }
