@@ -23,7 +23,8 @@ describe('the outbox relay when its process dies', () => {
     return service;
   };
   const kill = (service: RunningService) => stopService(service, 'SIGKILL');
-  const publishedAt = async (eventId: string) => (await world.db('outbox').where({ event_id: eventId }).first())?.published_at;
+  // undefined, not null, while unmarked: waitFor takes null for an answer
+  const publishedAt = async (eventId: string) => (await world.db('outbox').where({ event_id: eventId }).first())?.published_at ?? undefined;
   const copiesOf = (eventId: string) => reader.events().filter((e) => e.eventId === eventId).length;
 
   beforeEach(async () => {

@@ -2,3 +2,4 @@ export * from './ensure-database';
 export * from './knex';
 export * from './migrations';
 export * from './after-commit';
+export * from './own-session';

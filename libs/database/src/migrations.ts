@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { Client, ClientConfig } from 'pg';
+import { ownSession } from './own-session';
 
 /** A migration is code, listed explicitly, so it bundles with the service and runs the same in tests. */
 export interface Migration {
@@ -36,8 +36,7 @@ const migrationLockKey = 7140003;
  * killed half-way is freed first.
  */
 export async function migrateToLatest(knex: Knex, migrations: Migration[]): Promise<void> {
-  const connection = (knex.client as { config: { connection: string | ClientConfig } }).config.connection;
-  const session = new Client(typeof connection === 'string' ? { connectionString: connection } : connection);
+  const session = ownSession(knex);
   await session.connect();
   try {
     await session.query('select pg_advisory_lock($1)', [migrationLockKey]);

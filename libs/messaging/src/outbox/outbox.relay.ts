@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
 import type { Kafka } from 'kafkajs';
+import type { Client } from 'pg';
 import { EventCodec } from '../event.codec';
 import { IdempotentProducer } from '../idempotent-producer';
 import { WorkerLoop } from '@app/timing';
@@ -8,6 +9,7 @@ import { failSpan } from '@app/tracing';
 import { openPublishSpans } from './publish-spans';
 import { outboxCommitted, outboxSignal } from './outbox-signal';
 import { Encoded, encodeRows, isTooLarge, OutboxRow, splitByBytes, toTopicMessages } from './relay-requests';
+import { RelaySession } from './relay-session';
 
 export interface RelayOptions {
   batchSize: number;
@@ -24,7 +26,7 @@ export interface RelayOptions {
 }
 
 export interface RelayStats {
-  /** Rows marked published, counted once their transaction committed. */
+  /** Rows marked published, counted once their mark committed. */
   published: number;
   parked: number;
   failedRounds: number;
@@ -36,7 +38,7 @@ interface Sending {
   failure: Promise<unknown>;
 }
 
-/** Batches one transaction publishes at most: its marks commit together, so a crash sends at most these again. */
+/** Batches one run reads at most before the loop looks at its other duties (pruning). */
 const batchesPerRun = 10;
 
 /** Any constant works: each service has its own database, so this lock is per service. */
@@ -44,11 +46,11 @@ export const relayLockKey = 7_140_001;
 
 /**
  * Publishes outbox rows in id order with an idempotent producer (see IdempotentProducer), a whole batch per
- * request, and marks them published. Each run of batches is a transaction holding an advisory lock, so
- * that with several instances of a service exactly one publishes at a time and order per key holds;
- * when the publishing instance dies its transaction ends and another takes over. A crash between
- * Kafka's acknowledgement and the commit of the marks publishes those rows again: delivery is at least
- * once and consumers deduplicate by eventId.
+ * request, and marks them published. It reads and marks in a session of its own holding an advisory
+ * lock (RelaySession), so that with several instances of a service exactly one publishes at a time
+ * and order per key holds; when the publishing instance dies its session ends and another takes over.
+ * A crash between Kafka's acknowledgement and the mark publishes those rows again: delivery is at
+ * least once and consumers deduplicate by eventId.
  *
  * A batch is split into requests under `maxBatchBytes`; a row that the broker refuses on its own
  * for its size is parked (kept, marked, logged) and stops later rows of its own key only, until an
@@ -62,6 +64,7 @@ export class OutboxRelay {
   private maxBatchBytes: number;
   readonly stats: RelayStats = { published: 0, parked: 0, failedRounds: 0 };
   private readonly onCommit = () => this.loop.wake();
+  private readonly session: RelaySession;
 
   constructor(
     private readonly knex: Knex,
@@ -70,6 +73,7 @@ export class OutboxRelay {
     private readonly options: RelayOptions,
   ) {
     this.producer = new IdempotentProducer(kafka);
+    this.session = new RelaySession(knex, relayLockKey);
     this.maxBatchBytes = options.maxBatchBytes ?? 900_000;
     this.loop = new WorkerLoop(() => this.round(), { name: 'outbox-relay', logger: new Logger('outbox-relay'), pollIntervalMs: options.pollIntervalMs });
   }
@@ -89,107 +93,98 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     outboxSignal.off(outboxCommitted, this.onCommit);
     await this.loop.stop();
+    await this.session.close();
     await this.producer.disconnect();
   }
 
   /** A run cut short, or one that read all the batches it may, means there may be more: the loop runs again at once. */
   private async round(): Promise<boolean> {
     try {
-      const { published, more } = await this.publishRun();
-      this.stats.published += published;
+      const { more } = await this.publishRun();
       await this.pruneIfDue();
       return more;
     } catch (error) {
       this.stats.failedRounds++;
+      // The session may be broken, or on a server that turned read-only: the next round opens another.
+      await this.session.close();
       throw error;
     }
   }
 
   /**
-   * One run: up to `batchesPerRun` batches in one transaction holding the lock, in requests under the
-   * byte limit. It is pipelined: while a request is with the broker, the next batch is read and
-   * encoded and the request before it is marked. A request is sent only once the one before it is
-   * acknowledged, so one is in flight at a time and a failure stops the run with everything before it
-   * marked. Returns how many rows were marked (0 when another instance holds the lock) and whether rows
-   * may be left. Rows after a parked row of the same key are not read, so a key's order holds.
+   * One run: up to `batchesPerRun` batches, in requests under the byte limit, each request's rows
+   * marked once Kafka acknowledged it. It is pipelined: while a request is with the broker, the next
+   * batch is read and encoded and the request before it is marked. A request is sent only once the
+   * one before it is acknowledged, so one is in flight at a time and a failure stops the run with
+   * everything before it marked. Returns how many rows were marked (0 when another instance holds
+   * the lock) and whether rows may be left. Rows after a parked row of the same key are not read, so
+   * a key's order holds.
    */
   async publishRun(): Promise<{ published: number; more: boolean }> {
-    return this.knex.transaction(async (trx) => {
-      if (!(await this.lock(trx))) return { published: 0, more: false };
-      let published = 0;
-      let sending: Sending | undefined;
-      let acknowledged: Encoded[] = [];
-      const markAcknowledged = async () => {
-        await this.mark(trx, acknowledged);
-        published += acknowledged.length;
-        acknowledged = [];
-      };
-      /** False when the request in flight failed: the run stops there. */
-      const awaitSending = async (): Promise<boolean> => {
-        if (!sending) return true;
-        const { request, failure } = sending;
-        sending = undefined;
-        const error = await failure;
-        if (!error) {
-          acknowledged = request;
-          return true;
-        }
-        if (isTooLarge(error)) await this.refusedForSize(trx, request, error);
-        else if (published === 0) throw error; // nothing of this run was sent: the round failed
-        return false;
-      };
-
-      let after = '0';
-      let full = false;
-      for (let batches = 0; batches < batchesPerRun; batches++) {
-        const batch = await this.unpublishedAfter(trx, after);
-        full = batch.length === this.options.batchSize;
-        if (batch.length === 0) break;
-        after = batch[batch.length - 1].id;
-        let encoded: Encoded[];
-        try {
-          encoded = await encodeRows(this.codec, batch);
-        } catch (error) {
-          // The registry failed us: the run ends keeping what it sent; with nothing sent, the round fails
-          const sendingWent = await awaitSending();
-          await markAcknowledged();
-          if (sendingWent && published === 0) throw error;
-          return { published, more: true };
-        }
-        for (const request of splitByBytes(encoded, this.maxBatchBytes)) {
-          if (!(await awaitSending())) return { published, more: true };
-          sending = this.send(request);
-          await markAcknowledged();
-        }
-        if (!full) break;
+    const session = await this.session.locked();
+    if (!session) return { published: 0, more: false };
+    let published = 0;
+    let sending: Sending | undefined;
+    let acknowledged: Encoded[] = [];
+    const markAcknowledged = async () => {
+      await this.mark(session, acknowledged);
+      published += acknowledged.length;
+      this.stats.published += acknowledged.length;
+      acknowledged = [];
+    };
+    /** False when the request in flight failed: the run stops there. */
+    const awaitSending = async (): Promise<boolean> => {
+      if (!sending) return true;
+      const { request, failure } = sending;
+      sending = undefined;
+      const error = await failure;
+      if (!error) {
+        acknowledged = request;
+        return true;
       }
-      const sent = await awaitSending();
-      await markAcknowledged();
-      return { published, more: !sent || full };
-    });
+      if (isTooLarge(error)) await this.refusedForSize(session, request, error);
+      else if (published === 0) throw error; // nothing of this run was sent: the round failed
+      return false;
+    };
+
+    let after = '0';
+    let full = false;
+    for (let batches = 0; batches < batchesPerRun; batches++) {
+      const batch = await this.unpublishedAfter(session, after);
+      full = batch.length === this.options.batchSize;
+      if (batch.length === 0) break;
+      after = batch[batch.length - 1].id;
+      let encoded: Encoded[];
+      try {
+        encoded = await encodeRows(this.codec, batch);
+      } catch (error) {
+        // The registry failed us: the run ends keeping what it sent; with nothing sent, the round fails
+        const sendingWent = await awaitSending();
+        await markAcknowledged();
+        if (sendingWent && published === 0) throw error;
+        return { published, more: true };
+      }
+      for (const request of splitByBytes(encoded, this.maxBatchBytes)) {
+        if (!(await awaitSending())) return { published, more: true };
+        sending = this.send(request);
+        await markAcknowledged();
+      }
+      if (!full) break;
+    }
+    const sent = await awaitSending();
+    await markAcknowledged();
+    return { published, more: !sent || full };
   }
 
-  /**
-   * The lock, and the plan: the backlog is read in id order from its index, never sorted whole.
-   * A table that grew since it was last analyzed made the planner sort every unpublished row for
-   * each batch (10,000 rows: 21 ms a batch instead of 0.5).
-   */
-  private async lock(trx: Knex.Transaction): Promise<boolean> {
-    const { rows } = await trx.raw<{ rows: Array<{ locked: boolean }> }>(
-      "select pg_try_advisory_xact_lock(?) as locked, set_config('enable_sort', 'off', true)",
-      [relayLockKey],
-    );
-    return rows[0].locked;
-  }
-
-  private unpublishedAfter(trx: Knex.Transaction, after: string): Promise<OutboxRow[]> {
-    return trx('outbox as o')
+  private unpublishedAfter(session: Client, after: string): Promise<OutboxRow[]> {
+    return this.knex('outbox as o')
+      .connection(session)
       .select('o.id', 'o.event_type', 'o.message_key', 'o.payload', 'o.headers')
       .whereNull('o.published_at')
       .whereNull('o.parked_at')
       .where('o.id', '>', after)
       .whereNotExists(
-        trx('outbox as p').whereRaw('p.message_key = o.message_key').whereRaw('p.id < o.id').whereNotNull('p.parked_at').whereNull('p.published_at'),
+        this.knex('outbox as p').whereRaw('p.message_key = o.message_key').whereRaw('p.id < o.id').whereNotNull('p.parked_at').whereNull('p.published_at'),
       )
       .orderBy('o.id')
       .limit(this.options.batchSize);
@@ -208,14 +203,14 @@ export class OutboxRelay {
     return { request, failure: failure.finally(() => spans.forEach((span) => span.end())) };
   }
 
-  private async mark(trx: Knex.Transaction, rows: Encoded[]): Promise<void> {
+  private async mark(session: Client, rows: Encoded[]): Promise<void> {
     if (rows.length === 0) return;
     // One array parameter rather than one per row
-    await trx.raw('update outbox set published_at = clock_timestamp() where id = any(?::bigint[])', [rows.map((e) => e.row.id)]);
+    await session.query('update outbox set published_at = clock_timestamp() where id = any($1::bigint[])', [rows.map((e) => e.row.id)]);
   }
 
   /** A lone row too large is parked; several rows too large together mean our limit is above the broker's. */
-  private async refusedForSize(trx: Knex.Transaction, request: Encoded[], error: unknown): Promise<void> {
+  private async refusedForSize(session: Client, request: Encoded[], error: unknown): Promise<void> {
     if (request.length > 1) {
       this.maxBatchBytes = Math.max(1024, Math.floor(this.maxBatchBytes / 2));
       this.logger.warn(`the broker refused ${request.length} rows as too large together; requests now stay under ${this.maxBatchBytes} bytes`);
@@ -223,9 +218,7 @@ export class OutboxRelay {
     }
     const [{ row, topic, bytes }] = request;
     const reason = `${topic}: about ${bytes} bytes, refused by the broker (${(error as Error).message})`;
-    await trx('outbox')
-      .where({ id: row.id })
-      .update({ parked_at: trx.fn.now(), park_reason: reason.slice(0, 1000) });
+    await session.query('update outbox set parked_at = now(), park_reason = $2 where id = $1', [row.id, reason.slice(0, 1000)]);
     this.stats.parked++;
     this.logger.error(`parked outbox row ${row.id} (${row.event_type}, key ${row.message_key}): ${reason}; later rows of its key wait for it`);
   }
