@@ -45,10 +45,13 @@ describe('services killed with SIGKILL in the middle of a task', () => {
   });
 
   it('quota killed between committing a debit and publishing it: after a restart, one debit and the task completes', async () => {
-    // Given quota's relay kept from publishing (this test holds the relay's lock in quota's database)
+    // Given quota's relay kept from publishing: this test holds the relay's lock in quota's database,
+    // taken while quota was down (a running relay holds it for as long as its session lives)
+    await platform.kill('quota');
     const lock = new Client({ connectionString: platform.env.databaseUrl('quota') });
     await lock.connect();
     await lock.query('select pg_advisory_lock($1)', [relayLockKey]);
+    await platform.startApp('quota');
     try {
       // When a task is submitted, its debit commits, and quota is killed before the debit is published
       const { taskId } = (await platform.submit('debit-user', { text: 'x' })).body;

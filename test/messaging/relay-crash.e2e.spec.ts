@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { createKnex } from '@app/database';
-import { addToOutbox, localKafkaEnv } from '@app/messaging';
+import { addToOutbox, localKafkaEnv, relayLockKey } from '@app/messaging';
 import { RunningService, startService, stopService, waitForHealth } from '../../tools/run/service-process';
 import { MessagingWorld, taskRequested } from '../support/messaging-world';
 import { TopicReader } from '../support/topic-reader';
@@ -26,6 +26,15 @@ describe('the outbox relay when its process dies', () => {
   // undefined, not null, while unmarked: waitFor takes null for an answer
   const publishedAt = async (eventId: string) => (await world.db('outbox').where({ event_id: eventId }).first())?.published_at ?? undefined;
   const copiesOf = (eventId: string) => reader.events().filter((e) => e.eventId === eventId).length;
+  /** The backend holding the relay's lock (a bigint key below 2^32 is objid, classid 0), if any. */
+  const lockHolder = async (): Promise<number | undefined> => {
+    const { rows } = await world.db.raw<{ rows: Array<{ pid: number }> }>(
+      `select pid from pg_locks where locktype = 'advisory' and granted and classid = 0 and objid = ?
+         and database = (select oid from pg_database where datname = current_database())`,
+      [relayLockKey],
+    );
+    return rows[0]?.pid;
+  };
 
   beforeEach(async () => {
     world = await new MessagingWorld().setup();
@@ -75,15 +84,26 @@ describe('the outbox relay when its process dies', () => {
     });
     await lockTaken;
 
-    // When the relay publishes it and is killed while waiting to mark it
+    // When the relay publishes it and is killed while waiting to mark it, its session with it (a
+    // statement the server already has would still run: the mark must not have reached it)
     const first = await startQuota();
     await waitFor(() => copiesOf(event.eventId) === 1, { what: 'the first publication' });
     await kill(first);
+    const markingSession = await waitFor(
+      async () => {
+        const { rows } = await world.db.raw<{ rows: Array<{ pid: number }> }>(
+          "select pid from pg_stat_activity where datname = current_database() and query like 'update outbox set published_at%' and state = 'active'",
+        );
+        return rows[0]?.pid;
+      },
+      { what: "the relay's mark waiting on the row" },
+    );
+    await world.db.raw('select pg_terminate_backend(?)', [markingSession]);
     release();
     await holder;
 
     // Then the row is still unpublished
-    expect(await publishedAt(event.eventId)).toBeNull();
+    expect(await publishedAt(event.eventId)).toBeUndefined();
 
     // When the relay runs again
     await startQuota();
@@ -134,5 +154,35 @@ describe('the outbox relay when its process dies', () => {
       expect(sequence.filter((seq, i) => sequence.indexOf(seq) === i)).toEqual(Array.from({ length: 50 }, (_, i) => i));
     }
     expect(a.child.exitCode).toBeNull();
+  });
+
+  it('hands the lock over when the instance holding it hangs instead of dying, and the hung one gives way when it wakes', async () => {
+    // Given two instances, the first holding the relay's lock
+    const a = await startQuota();
+    await waitFor(() => lockHolder(), { what: 'the first instance to take the lock' });
+    const held = await lockHolder();
+    const b = await startQuota();
+
+    // When the first hangs (SIGSTOP: its sessions stay open, it answers nothing) and an event is committed
+    a.child.kill('SIGSTOP');
+    try {
+      const event = taskRequested();
+      await world.db.transaction((trx) => addToOutbox(trx, event));
+
+      // Then the server ends the hung instance's idle session, the second takes the lock and publishes the event
+      await waitFor(() => publishedAt(event.eventId), { what: 'the event published by the second instance', timeoutMs: 60_000 });
+      expect(await lockHolder()).not.toBe(held);
+      await waitFor(() => copiesOf(event.eventId) === 1, { what: 'the event on its topic' });
+    } finally {
+      a.child.kill('SIGCONT');
+    }
+
+    // And once awake, the first goes on running without taking the lock back, and the second keeps publishing
+    const later = taskRequested();
+    await world.db.transaction((trx) => addToOutbox(trx, later));
+    await waitFor(() => publishedAt(later.eventId), { what: 'a later event published' });
+    expect(copiesOf(later.eventId)).toBeLessThanOrEqual(1);
+    expect(a.child.exitCode).toBeNull();
+    expect(b.child.exitCode).toBeNull();
   });
 });

@@ -73,7 +73,8 @@ export class OutboxRelay {
     private readonly options: RelayOptions,
   ) {
     this.producer = new IdempotentProducer(kafka);
-    this.session = new RelaySession(knex, relayLockKey);
+    // A live relay reads at least once a poll interval: a session idle for several is a hung instance's.
+    this.session = new RelaySession(knex, relayLockKey, Math.max(10_000, 3 * options.pollIntervalMs));
     this.maxBatchBytes = options.maxBatchBytes ?? 900_000;
     this.loop = new WorkerLoop(() => this.round(), { name: 'outbox-relay', logger: new Logger('outbox-relay'), pollIntervalMs: options.pollIntervalMs });
   }

@@ -8,6 +8,9 @@ import { ownSession } from '@app/database';
  * one statement each, with no transaction around them (a transaction a run cost three more round
  * trips: begin, lock, commit). When the session ends — the process died, the server dropped it, or
  * a statement failed and `close` ended it — the lock goes with it and any instance may take over.
+ * An instance that hangs rather than dies (paused, its event loop stuck) would keep it: the server
+ * ends the session once it has been idle for `idleTimeoutMs`, which a live relay never is, since it
+ * reads at least once a poll interval.
  */
 export class RelaySession {
   private client?: Client;
@@ -16,6 +19,7 @@ export class RelaySession {
   constructor(
     private readonly knex: Knex,
     private readonly lockKey: number,
+    private readonly idleTimeoutMs: number,
   ) {}
 
   /**
@@ -36,9 +40,10 @@ export class RelaySession {
       this.client = client;
     }
     if (!this.holdsLock) {
-      const { rows } = await this.client.query<{ locked: boolean }>("select pg_try_advisory_lock($1) as locked, set_config('enable_sort', 'off', false)", [
-        this.lockKey,
-      ]);
+      const { rows } = await this.client.query<{ locked: boolean }>(
+        "select pg_try_advisory_lock($1) as locked, set_config('enable_sort', 'off', false), set_config('idle_session_timeout', $2, false)",
+        [this.lockKey, String(this.idleTimeoutMs)],
+      );
       this.holdsLock = rows[0].locked;
     }
     return this.holdsLock ? this.client : undefined;
