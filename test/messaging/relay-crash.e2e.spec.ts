@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { createKnex } from '@app/database';
-import { addToOutbox, localKafkaEnv, relayLockKey } from '@app/messaging';
+import { addToOutbox, localKafkaEnv } from '@app/messaging';
 import { RunningService, startService, stopService, waitForHealth } from '../../tools/run/service-process';
 import { MessagingWorld, taskRequested } from '../support/messaging-world';
+import { relayLockHolder } from '../support/relay-lock';
 import { TopicReader } from '../support/topic-reader';
 import { freePort } from '../support/unique';
 import { waitFor } from '../support/wait-for';
@@ -26,15 +27,7 @@ describe('the outbox relay when its process dies', () => {
   // undefined, not null, while unmarked: waitFor takes null for an answer
   const publishedAt = async (eventId: string) => (await world.db('outbox').where({ event_id: eventId }).first())?.published_at ?? undefined;
   const copiesOf = (eventId: string) => reader.events().filter((e) => e.eventId === eventId).length;
-  /** The backend holding the relay's lock (a bigint key below 2^32 is objid, classid 0), if any. */
-  const lockHolder = async (): Promise<number | undefined> => {
-    const { rows } = await world.db.raw<{ rows: Array<{ pid: number }> }>(
-      `select pid from pg_locks where locktype = 'advisory' and granted and classid = 0 and objid = ?
-         and database = (select oid from pg_database where datname = current_database())`,
-      [relayLockKey],
-    );
-    return rows[0]?.pid;
-  };
+  const lockHolder = () => relayLockHolder(world.db);
 
   beforeEach(async () => {
     world = await new MessagingWorld().setup();

@@ -1,6 +1,6 @@
-import { Client } from 'pg';
-import { addToOutbox, OutboxRelay, relayLockKey } from '@app/messaging';
+import { addToOutbox, OutboxRelay } from '@app/messaging';
 import { MessagingWorld, taskRequested } from '../support/messaging-world';
+import { relayLockHolder } from '../support/relay-lock';
 import { TopicReader } from '../support/topic-reader';
 import { waitFor } from '../support/wait-for';
 
@@ -9,28 +9,16 @@ describe("the relay's own session", () => {
   const world = new MessagingWorld();
   let reader: TopicReader;
   let relay: OutboxRelay;
-  let server: Client;
 
   beforeAll(async () => {
     await world.setup();
     reader = await new TopicReader(world.kafka, world.codec).start([world.codec.topicFor('TaskRequested')]);
     world.onTeardown(() => reader.stop());
     relay = await world.relay();
-    server = new Client({ connectionString: world.databaseUrl });
-    await server.connect();
-    world.onTeardown(() => server.end());
   });
   afterAll(() => world.teardown());
 
-  /** The backend holding the relay's lock in this database (a bigint key below 2^32 is objid, classid 0). */
-  const lockHolder = async (): Promise<number | undefined> => {
-    const { rows } = await server.query<{ pid: number }>(
-      `select pid from pg_locks where locktype = 'advisory' and granted and classid = 0 and objid = $1
-         and database = (select oid from pg_database where datname = current_database())`,
-      [relayLockKey],
-    );
-    return rows[0]?.pid;
-  };
+  const lockHolder = () => relayLockHolder(world.db);
   // undefined, not null, while unmarked: waitFor takes null for an answer
   const published = async (eventId: string) => (await world.db('outbox').where({ event_id: eventId }).first())?.published_at ?? undefined;
 
@@ -39,12 +27,11 @@ describe("the relay's own session", () => {
     const before = taskRequested();
     await world.db.transaction((trx) => addToOutbox(trx, before));
     await waitFor(() => published(before.eventId), { what: 'the first event marked' });
-    const first = await lockHolder();
-    expect(first).toBeDefined();
+    const first = await waitFor(() => lockHolder(), { what: 'the relay to hold its lock' });
 
     // When the server ends that session (as a failover or an operator would)
     const failedBefore = relay.stats.failedRounds;
-    await server.query('select pg_terminate_backend($1)', [first]);
+    await world.db.raw('select pg_terminate_backend(?)', [first]);
     await waitFor(async () => (await lockHolder()) === undefined, { what: 'the lock to go with the session' });
 
     // And an event is committed afterwards
