@@ -101,7 +101,7 @@ export class OutboxRelay {
   /** A run cut short, or one that read all the batches it may, means there may be more: the loop runs again at once. */
   private async round(): Promise<boolean> {
     try {
-      const { more } = await this.publishRun();
+      const more = await this.publishRun();
       await this.pruneIfDue();
       return more;
     } catch (error) {
@@ -117,13 +117,13 @@ export class OutboxRelay {
    * marked once Kafka acknowledged it. It is pipelined: while a request is with the broker, the next
    * batch is read and encoded and the request before it is marked. A request is sent only once the
    * one before it is acknowledged, so one is in flight at a time and a failure stops the run with
-   * everything before it marked. Returns how many rows were marked (0 when another instance holds
-   * the lock) and whether rows may be left. Rows after a parked row of the same key are not read, so
-   * a key's order holds.
+   * everything before it marked. Returns whether rows may be left (false when another instance holds
+   * the lock). Rows after a parked row of the same key are not read, so a key's order holds.
    */
-  async publishRun(): Promise<{ published: number; more: boolean }> {
+  private async publishRun(): Promise<boolean> {
     const session = await this.session.locked();
-    if (!session) return { published: 0, more: false };
+    if (!session) return false;
+    /** Rows this run marked: with none, a failure is the round's. */
     let published = 0;
     let sending: Sending | undefined;
     let acknowledged: Encoded[] = [];
@@ -163,10 +163,10 @@ export class OutboxRelay {
         const sendingWent = await awaitSending();
         await markAcknowledged();
         if (sendingWent && published === 0) throw error;
-        return { published, more: true };
+        return true;
       }
       for (const request of splitByBytes(encoded, this.maxBatchBytes)) {
-        if (!(await awaitSending())) return { published, more: true };
+        if (!(await awaitSending())) return true;
         sending = this.send(request);
         await markAcknowledged();
       }
@@ -174,7 +174,7 @@ export class OutboxRelay {
     }
     const sent = await awaitSending();
     await markAcknowledged();
-    return { published, more: !sent || full };
+    return !sent || full;
   }
 
   private unpublishedAfter(session: Client, after: string): Promise<OutboxRow[]> {
