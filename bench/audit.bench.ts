@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { defaults } from '@app/config';
 import { DomainEvent, eventTypes, newEvent } from '@app/events';
-import { createKafka, ensureTopics, EventCodec } from '@app/messaging';
+import { createKafka, ensureTopics, EventCodec, registerSchemas } from '@app/messaging';
 import { rssMb } from './throughput/process-cost';
 import { runBenchmark, writeResult } from './bench-support';
 
@@ -69,6 +69,7 @@ async function publishHealthyFlows(topics: string[]): Promise<void> {
     kafka,
     topics.map((topic) => ({ topic })),
   );
+  await registerSchemas(codec);
   const producer = kafka.producer({ idempotent: true });
   await producer.connect();
   // Made and sent 100 flows at a time: the bench holds no more of the history than the audit may.

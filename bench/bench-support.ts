@@ -1,11 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ensureTopics, localKafkaEnv } from '@app/messaging';
+import { ensureTopics, localKafkaEnv, localRegistryEnv } from '@app/messaging';
 import type { Platform } from '../test/support/platform';
 
-// The benchmarks drive the stack as its admin (topics of their own, reading everything); the
-// services they start get their own principals.
+// The benchmarks drive the stack as its admin (topics and schemas of their own, reading everything);
+// the services they start get their own principals.
 if (!process.env.KAFKA_USERNAME) Object.assign(process.env, localKafkaEnv('admin'));
+if (!process.env.SCHEMA_REGISTRY_USERNAME) Object.assign(process.env, localRegistryEnv('admin'));
 
 /** The value below which p per cent of the sorted samples fall. */
 export function percentile(sorted: number[], p: number): number {

@@ -19,6 +19,7 @@ import {
   OutboxRelay,
   outboxParking,
   outboxSignal,
+  registerSchemas,
   relayLockKey,
   traceparentFor,
 } from '@app/messaging';
@@ -143,7 +144,7 @@ async function main(): Promise<void> {
   const db = createKnex(databaseUrl);
   await migrateToLatest(db, [messagingTables, outboxParking]);
   await createTopics();
-  await codec.schemaId('TaskRequested');
+  await registerSchemas(codec);
   try {
     const result = {
       date: new Date().toISOString(),

@@ -10,6 +10,8 @@
  * the services; it connects as the `external` principal with KAFKA_USERNAME and KAFKA_PASSWORD
  * (SCRAM-SHA-512; `npm run -s kafka:credentials -- external` prints them for the local stack), over
  * TLS with KAFKA_SSL=on and KAFKA_SSL_CA. Its consumer groups start with `external-`, as its ACLs ask.
+ * It reads the registry as `external` too, with SCHEMA_REGISTRY_USERNAME and SCHEMA_REGISTRY_PASSWORD
+ * (HTTP Basic; `npm run -s registry:credentials -- external`).
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -83,7 +85,8 @@ async function main(): Promise<void> {
   if (!userId || !key) throw new Error('usage: request-report.ts --user <userId> --key <idempotencyKey> [--input <json>] [--task-id <uuid>]');
   const taskId = argument('task-id') ?? randomUUID();
   const kafka = new Kafka({ clientId: 'example', brokers, logLevel: logLevel.ERROR, ...security() });
-  const registry = new SchemaRegistry({ host: registryUrl });
+  const { SCHEMA_REGISTRY_USERNAME: username, SCHEMA_REGISTRY_PASSWORD: password } = process.env;
+  const registry = new SchemaRegistry({ host: registryUrl, ...(username && password ? { auth: { username, password } } : {}) });
   await publishRequest(kafka, registry, { taskId, userId, key, input: argument('input') ?? '{}' });
   const outcome = await awaitOutcome(kafka, registry, taskId);
   process.stdout.write(`${JSON.stringify(outcome)}\n`);

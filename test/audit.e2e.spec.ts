@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { defaults } from '@app/config';
 import { newEvent } from '@app/events';
-import { EventCodec, localKafkaEnv } from '@app/messaging';
+import { EventCodec, localKafkaEnv, localRegistryEnv } from '@app/messaging';
 import { Platform } from './support/platform';
 
 const run = promisify(execFile);
@@ -21,7 +21,13 @@ describe('npm run audit', () => {
       const { stdout } = await run(process.execPath, ['-r', 'ts-node/register', '-r', 'tsconfig-paths/register', 'tools/audit/cli.ts', ...args], {
         cwd: root,
         // The audit reads as the auditor; the tasks service's database is where --rebuild compares.
-        env: { ...process.env, ...platform.env.serviceEnv('tasks'), ...localKafkaEnv('auditor'), TS_NODE_TRANSPILE_ONLY: 'true' },
+        env: {
+          ...process.env,
+          ...platform.env.serviceEnv('tasks'),
+          ...localKafkaEnv('auditor'),
+          ...localRegistryEnv('auditor'),
+          TS_NODE_TRANSPILE_ONLY: 'true',
+        },
       });
       return { code: 0, stdout };
     } catch (error) {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { defaults } from '@app/config';
 import { TaskRequested } from '@app/events';
 import { createKafka, ensureTopics, EventCodec } from '@app/messaging';
+import { registryAuthorization } from './support/registry-authorization';
 import { removeTestData } from './support/remove-test-data';
 import { uniqueSuffix } from './support/unique';
 import { waitFor } from './support/wait-for';
@@ -23,6 +24,7 @@ describe('an Avro event on the real broker and registry', () => {
     // Given
     const topic = codec.topicFor('TaskRequested');
     await ensureTopics(kafka, [{ topic }]);
+    await codec.register('TaskRequested'); // provisioning's part: the test process is admin
     const event: TaskRequested = {
       eventId: randomUUID(),
       eventType: 'TaskRequested',
@@ -52,7 +54,9 @@ describe('an Avro event on the real broker and registry', () => {
     expect(bytes.readInt32BE(1)).toBe(await codec.schemaId('TaskRequested'));
     expect(await codec.decode(bytes)).toEqual(event);
     // (asked by name: the registry's subject listing is paged, and the shared registry holds many)
-    const versions = await fetch(`${defaults.schemaRegistryUrl}/subjects/${encodeURIComponent(`${topic}-value`)}/versions`);
+    const versions = await fetch(`${defaults.schemaRegistryUrl}/subjects/${encodeURIComponent(`${topic}-value`)}/versions`, {
+      headers: registryAuthorization(),
+    });
     expect(versions.status).toBe(200);
     expect(await versions.json()).toEqual([1]);
   });

@@ -17,7 +17,9 @@ describe("the campaign checker's decoding", () => {
   it('waits for a registry answering 503 (still recovering from the faults) instead of calling the event undecodable', async () => {
     // Given an event encoded with its schema, and a checker whose registry answers 503
     const event = taskRequested(undefined, 'checker');
-    const value = await new EventCodec(defaults.schemaRegistryUrl, env.topicPrefix).encode(event);
+    const writer = new EventCodec(defaults.schemaRegistryUrl, env.topicPrefix);
+    await writer.register('TaskRequested'); // provisioning's part: the test process is admin
+    const value = await writer.encode(event);
     proxy.mode = 'fail-503';
     const checker = new EventCodec(proxy.url, env.topicPrefix, { decodeDeadlineMs: 1000, requestTimeoutMs: 500 });
 

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { localKafkaEnv } from '@app/messaging';
+import { localKafkaEnv, localRegistryEnv } from '@app/messaging';
 import { Platform } from './support/platform';
 import { JsonBody } from './support/json-body';
 
@@ -18,7 +18,13 @@ describe('another system publishing TaskRequested and consuming the outcome', ()
   async function exampleClient(args: string[]): Promise<JsonBody> {
     const { stdout } = await run(process.execPath, ['-r', 'ts-node/register', 'examples/request-report.ts', ...args], {
       cwd: root,
-      env: { ...process.env, ...localKafkaEnv('external'), TOPIC_PREFIX: platform.env.topicPrefix, TS_NODE_TRANSPILE_ONLY: 'true' },
+      env: {
+        ...process.env,
+        ...localKafkaEnv('external'),
+        ...localRegistryEnv('external'),
+        TOPIC_PREFIX: platform.env.topicPrefix,
+        TS_NODE_TRANSPILE_ONLY: 'true',
+      },
       timeout: 90_000,
     });
     return JSON.parse(stdout);

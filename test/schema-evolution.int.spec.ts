@@ -1,9 +1,11 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { defaults } from '@app/config';
+import { registryAuthFromEnv } from '@app/messaging';
 import { uniqueSuffix } from './support/unique';
 
 describe('schema evolution under the registry global BACKWARD rule', () => {
-  const registry = new SchemaRegistry({ host: defaults.schemaRegistryUrl });
+  // As provisioning (admin): the one principal that may register.
+  const registry = new SchemaRegistry({ host: defaults.schemaRegistryUrl, auth: registryAuthFromEnv() });
   const subject = `t${uniqueSuffix()}.report-ready-value`;
   const v1 = {
     type: 'record' as const,
@@ -33,7 +35,7 @@ describe('schema evolution under the registry global BACKWARD rule', () => {
 
     // And a message written with v2 is read by a v1 reader, which ignores the new field
     const written = await registry.encode(v2Id, { taskId: 't-1', pages: 3, format: 'pdf' });
-    const oldReader = new SchemaRegistry({ host: defaults.schemaRegistryUrl });
+    const oldReader = new SchemaRegistry({ host: defaults.schemaRegistryUrl, auth: registryAuthFromEnv() });
     const read = await oldReader.decode(written, { [SchemaType.AVRO]: { readerSchema: v1 } });
     expect(read).toEqual({ taskId: 't-1', pages: 3 });
   });

@@ -5,6 +5,7 @@ import { loadSchema, newEvent } from '@app/events';
 import { EventCodec } from '@app/messaging';
 import { launchBrowser, screenshot, signIn } from '../support/browser';
 import { Platform } from '../support/platform';
+import { registryAuthorization } from '../support/registry-authorization';
 import { authAs, tokenFor } from '../support/tokens';
 import { waitFor } from '../support/wait-for';
 
@@ -12,7 +13,7 @@ import { waitFor } from '../support/wait-for';
 async function register(subject: string, schema: object): Promise<number> {
   const response = await fetch(`${defaults.schemaRegistryUrl}/subjects/${encodeURIComponent(subject)}/versions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
+    headers: { 'content-type': 'application/vnd.schemaregistry.v1+json', ...registryAuthorization() },
     body: JSON.stringify({ schema: JSON.stringify(schema) }),
   });
   expect(response.status).toBe(200);

@@ -1,6 +1,7 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { defaults } from '@app/config';
 import { DomainEvent, loadSchema, subjectFor } from '@app/events';
+import { registryAuthFromEnv } from '@app/messaging';
 import { MessagingWorld, taskRequested } from '../support/messaging-world';
 import { waitFor } from '../support/wait-for';
 
@@ -11,10 +12,10 @@ describe('events written with an older version of their schema', () => {
 
   it('reach the handler with the default of a field the older version lacked', async () => {
     // Given the previous version of TaskRequested, before idempotencyKey (default null) was added,
-    // registered as the first version of its subject, and an event written with it
+    // registered under its subject (as admin) after the current one, and an event written with it
     const current = loadSchema('TaskRequested');
     const previous = { ...current, fields: current.fields.filter((f) => f.name !== 'idempotencyKey') };
-    const registry = new SchemaRegistry({ host: defaults.schemaRegistryUrl });
+    const registry = new SchemaRegistry({ host: defaults.schemaRegistryUrl, auth: registryAuthFromEnv() });
     const topic = world.codec.topicFor('TaskRequested');
     const { id: previousId } = await registry.register({ type: SchemaType.AVRO, schema: JSON.stringify(previous) }, { subject: subjectFor(topic) });
     const { idempotencyKey: _absent, ...written } = taskRequested(undefined, 'old writer') as DomainEvent & { idempotencyKey: unknown };

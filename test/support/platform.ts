@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { defaults, serviceNames } from '@app/config';
 import { EventType, topicFor } from '@app/events';
-import { createKafka, localKafkaEnv, serviceEvents } from '@app/messaging';
+import { createKafka, localKafkaEnv, localRegistryEnv, serviceEvents } from '@app/messaging';
 import { AppName, RunningService, startService, stopService, waitForHealth } from '../../tools/run/service-process';
 import { localTracingEnv } from '../../tools/stack/stack.config';
 import { removeTestData } from './remove-test-data';
@@ -97,7 +97,14 @@ export class Platform {
   private envFor(name: AppName): NodeJS.ProcessEnv {
     if (name === 'console') {
       const serviceUrls = Object.fromEntries(serviceNames.map((s) => [`${s.toUpperCase()}_URL`, this.url(s)]));
-      return { ...localTracingEnv(), ...this.settings, TOPIC_PREFIX: this.env.topicPrefix, ...localKafkaEnv('console'), ...serviceUrls };
+      return {
+        ...localTracingEnv(),
+        ...this.settings,
+        TOPIC_PREFIX: this.env.topicPrefix,
+        ...localKafkaEnv('console'),
+        ...localRegistryEnv('console'),
+        ...serviceUrls,
+      };
     }
     const simulator = this.apps.get('model-simulator');
     return {

@@ -1,6 +1,6 @@
 import { defaults, ServiceName } from '@app/config';
 import { dropDatabase } from '@app/database';
-import { createKafka, localKafkaEnv, provisionTopicsAndAcls } from '@app/messaging';
+import { createKafka, EventCodec, localKafkaEnv, localRegistryCredentials, localRegistryEnv, provisionTopicsAndAcls, registerSchemas } from '@app/messaging';
 import { uniqueSuffix } from './unique';
 
 /**
@@ -18,14 +18,20 @@ export class TestEnv {
     return url.toString();
   }
 
-  /** Environment for a service process started in this world: its prefix, its database, its own Kafka principal. */
+  /** Environment for a service process started in this world: its prefix, its database, its own Kafka and registry principal. */
   serviceEnv(service: ServiceName): NodeJS.ProcessEnv {
-    return { TOPIC_PREFIX: this.topicPrefix, [`${service.toUpperCase()}_DATABASE_URL`]: this.databaseUrl(service), ...localKafkaEnv(service) };
+    return {
+      TOPIC_PREFIX: this.topicPrefix,
+      [`${service.toUpperCase()}_DATABASE_URL`]: this.databaseUrl(service),
+      ...localKafkaEnv(service),
+      ...localRegistryEnv(service),
+    };
   }
 
-  /** This world's topics and every principal's ACLs on them, made as admin (as stack:up does for no prefix). */
+  /** This world's topics, every principal's ACLs on them and every event's schema, made as admin (as stack:up does for no prefix). */
   async provision(): Promise<void> {
     await provisionTopicsAndAcls(createKafka('test-provisioning', [defaults.kafkaBrokers], { sasl: undefined, ...adminSasl() }), this.topicPrefix);
+    await registerSchemas(new EventCodec(defaults.schemaRegistryUrl, this.topicPrefix, { auth: localRegistryCredentials('admin') }));
   }
 
   async dropDatabases(services: readonly ServiceName[]): Promise<void> {

@@ -5,7 +5,7 @@ import { parseDuration } from '@app/timing';
 import { SingleBar } from 'cli-progress';
 import { loadServiceConfig } from '@app/config';
 import { DomainEvent } from '@app/events';
-import { createKafka, EventCodec, localKafkaEnv, registryAuthFromEnv } from '@app/messaging';
+import { createKafka, EventCodec, localKafkaEnv, localRegistryEnv } from '@app/messaging';
 import { createKnex } from '@app/database';
 import { defaultStuckAfterMs, timelines } from './audit-invariants';
 import { compareProjection } from './rebuild';
@@ -17,8 +17,9 @@ import { StreamingAudit } from './streaming-audit';
  * timeline and checks the system's promises. Exit 0 when they hold, 1 when one is broken, 2 on error.
  */
 Logger.overrideLogger(['error']);
-// Reads as the auditor: every event topic, nothing else (the local stack's credentials unless the environment names others).
+// Reads as the auditor: every event topic and the registry, nothing else (the local stack's credentials unless the environment names others).
 if (!process.env.KAFKA_USERNAME) Object.assign(process.env, localKafkaEnv('auditor'));
+if (!process.env.SCHEMA_REGISTRY_USERNAME) Object.assign(process.env, localRegistryEnv('auditor'));
 
 const program = new Command()
   .name('audit')
@@ -40,7 +41,7 @@ async function main(): Promise<number> {
   const options = program.opts<{ json?: boolean; from?: number; to?: number; task?: string; rebuild?: boolean; stuckAfter?: number }>();
   const config = loadServiceConfig('tasks');
   const kafka = createKafka('audit', config.kafkaBrokers);
-  const codec = new EventCodec(config.schemaRegistryUrl, config.topicPrefix, { auth: registryAuthFromEnv() });
+  const codec = new EventCodec(config.schemaRegistryUrl, config.topicPrefix);
   const bar = process.stderr.isTTY && !options.json ? new SingleBar({ format: 'reading events [{bar}] {value}/{total}', stream: process.stderr }) : undefined;
   bar?.start(0, 0);
   const started = Date.now();

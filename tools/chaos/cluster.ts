@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { localKafkaEnv, ServicePrincipal } from '@app/messaging';
+import { localKafkaEnv, localRegistryEnv, ServicePrincipal } from '@app/messaging';
 import { AppName, RunningService, startService, stopService, waitForHealth } from '../run/service-process';
 import { kafkaBrokers, localTracingEnv, registryUrl, StackConfig } from '../stack/stack.config';
 
@@ -90,7 +90,9 @@ export class Cluster {
       MODEL_BASE_URL: this.url('model-simulator'),
       REPORTS_DIR: path.join(this.stack.stackDir, 'reports'),
       ...localTracingEnv(this.stack),
-      ...(instance.app === 'model-simulator' ? {} : localKafkaEnv(instance.app, this.stack.stackDir)),
+      ...(instance.app === 'model-simulator'
+        ? {}
+        : { ...localKafkaEnv(instance.app, this.stack.stackDir), ...localRegistryEnv(instance.app, this.stack.stackDir) }),
     };
     const running = startService(instance.app, instance.port, env, (line) => this.log(`[${instance.id}] ${line}`));
     instance.process = running;

@@ -4,7 +4,7 @@ import type { Kafka } from 'kafkajs';
 import { DomainEvent, EventType, eventTypes } from '@app/events';
 import { isInfrastructureError } from '@app/failures';
 import { createKnex } from '@app/database';
-import { deadLetterHeaders, EventCodec } from '@app/messaging';
+import { deadLetterHeaders, EventCodec, localRegistryCredentials } from '@app/messaging';
 import { signLocalToken } from '../auth/sign-token';
 import { readToEnd } from '@app/messaging';
 import { databaseUrlFor } from '../stack/postgres';
@@ -42,7 +42,7 @@ export async function gatherEvidence(
   users: string[],
   granted: number,
 ): Promise<Evidence> {
-  const codec = new EventCodec(registryUrl(stack));
+  const codec = new EventCodec(registryUrl(stack), '', { auth: localRegistryCredentials('auditor', stack.stackDir) });
   const evidence: Evidence = { history, events: [], undecodable: 0, deadLetters: [], outbox: [], balances: [], granted };
   await readToEnd(kafka, [...eventTypes.map((type) => codec.topicFor(type))], async ({ topic, partition, message }) => {
     const event = await decodeOrNull(codec, message.value, codec.typeOfTopic(topic));

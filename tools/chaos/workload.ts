@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { logLevel, type Producer } from 'kafkajs';
 import { newEvent, topicFor } from '@app/events';
-import { createKafka, EventCodec, localKafkaCredentials } from '@app/messaging';
+import { createKafka, EventCodec, localKafkaCredentials, localRegistryCredentials } from '@app/messaging';
 import { signLocalToken } from '../auth/sign-token';
 import { kafkaBrokers, registryUrl, StackConfig } from '../stack/stack.config';
 import type { Cluster } from './cluster';
@@ -82,7 +82,7 @@ export class Workload {
     });
     this.producer = kafka.producer({ retry: { retries: 2 } });
     await this.producer.connect();
-    this.codec = new EventCodec(registryUrl(this.stack));
+    this.codec = new EventCodec(registryUrl(this.stack), '', { auth: localRegistryCredentials('external', this.stack.stackDir) });
   }
 
   /** Offers work until stopped: a new request every 100–400 ms, at most 12 in flight. */

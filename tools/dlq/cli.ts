@@ -4,7 +4,7 @@ import { exitCodeOf, timeArgument } from '../cli/arguments';
 import * as os from 'node:os';
 import { loadServiceConfig, serviceNames } from '@app/config';
 import { createKnex } from '@app/database';
-import { createKafka, listParkedRows, localKafkaEnv, releaseParkedRows } from '@app/messaging';
+import { createKafka, listParkedRows, localKafkaEnv, localRegistryEnv, releaseParkedRows } from '@app/messaging';
 import { DeadLetter, DeadLetterFilter, forEachDeadLetter, matches, readDeadLetters, redrive } from '@app/dead-letters';
 
 /**
@@ -14,6 +14,7 @@ import { DeadLetter, DeadLetterFilter, forEachDeadLetter, matches, readDeadLette
 Logger.overrideLogger(['error']);
 // Re-drives write any event topic and read every dead letter: the admin's work (or the console's, named in the environment).
 if (!process.env.KAFKA_USERNAME) Object.assign(process.env, localKafkaEnv('admin'));
+if (!process.env.SCHEMA_REGISTRY_USERNAME) Object.assign(process.env, localRegistryEnv('admin'));
 const config = loadServiceConfig('tasks');
 const kafka = createKafka('dlq', config.kafkaBrokers);
 

@@ -1,6 +1,6 @@
 import { loadServiceConfig, serviceNames } from '@app/config';
 import { AppName, RunningService, startService, stopService, waitForHealth } from './service-process';
-import { localKafkaEnv } from '@app/messaging';
+import { localKafkaEnv, localRegistryEnv } from '@app/messaging';
 import { localTracingEnv } from '../stack/stack.config';
 import { formatLogLine } from './log-format';
 
@@ -51,8 +51,10 @@ export class Supervisor {
   }
 
   private launch(name: AppName): RunningService {
-    // Each service connects to Kafka as its own principal (the local stack's credentials), unless told otherwise.
-    const credentials = name === 'model-simulator' || process.env.KAFKA_USERNAME ? {} : localKafkaEnv(name);
+    // Each service connects to Kafka and the registry as its own principal (the local stack's credentials), unless told otherwise.
+    const kafka = name === 'model-simulator' || process.env.KAFKA_USERNAME ? {} : localKafkaEnv(name);
+    const registry = name === 'model-simulator' || process.env.SCHEMA_REGISTRY_USERNAME ? {} : localRegistryEnv(name);
+    const credentials = { ...kafka, ...registry };
     const service = startService(name, portOf(name), { ...credentials, ...localTracingEnv(), ...this.env }, (line) =>
       this.print(`[${name.padEnd(15)}] ${formatLogLine(line)}`),
     );

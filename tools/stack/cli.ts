@@ -1,5 +1,6 @@
 import { logTail, StackError } from './processes';
 import { ensureKafkaPasswords } from './kafka-security';
+import { ensureRegistryPasswords } from './registry-gate';
 import { ensureSigningKeys } from './signing-keys';
 import { stackDown, stackStatus, stackUp } from './stack';
 import { loadStackConfig } from './stack.config';
@@ -31,7 +32,8 @@ async function main(command: string | undefined): Promise<number> {
       // What docker/compose.yml mounts, made without starting anything (no Java needed).
       await ensureSigningKeys(config.stackDir);
       const principals = Object.keys(ensureKafkaPasswords(config.stackDir));
-      print(`secrets in ${config.stackDir}/auth: token signing keys, the webhook sealing key, Kafka passwords of ${principals.join(', ')}`);
+      ensureRegistryPasswords(config.stackDir);
+      print(`secrets in ${config.stackDir}/auth: token signing keys, the webhook sealing key, Kafka and registry passwords of ${principals.join(', ')}`);
       return 0;
     }
     default:

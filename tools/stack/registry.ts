@@ -1,66 +1,118 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { localRegistryCredentials, setGlobalCompatibility } from '@app/messaging';
 import { registryJar } from './artifacts';
-import { databaseUrlFor, jdbcUrl } from './postgres';
+import { databaseUrlFor } from './postgres';
 import { managed, ManagedProcess, runningPid, startDetached, StackError, stopManaged, waitUntilReady } from './processes';
+import { ensureRegistryPasswords, registryGateProcess, registrySocket, startGate } from './registry-gate';
 import { registryUrl, StackConfig } from './stack.config';
-import { findJava } from './toolchain';
+import { findJava, requireCommand } from './toolchain';
 
+/**
+ * Apicurio Registry 3 with its SQL storage in PostgreSQL, serving the Confluent-compatible API, locked:
+ * it runs in a network namespace of its own (unshare: nothing but its own loopback), so no local
+ * process can reach its port. Two socket files join it to the world, each opened only by the stack's
+ * user: its HTTP listener, which only the gate (registry-gate.ts) connects to, and its database, which
+ * a bridge outside carries to PostgreSQL. The global compatibility rule is BACKWARD, the rule the
+ * producers' schemas are written for.
+ */
 export function registryProcess(config: StackConfig): ManagedProcess {
   return managed(config.runDir, config.logsDir, 'registry');
 }
 
+function databaseBridgeProcess(config: StackConfig): ManagedProcess {
+  return managed(config.runDir, config.logsDir, 'registry-db-bridge');
+}
+
+const databaseSocket = (config: StackConfig) => path.join(config.runDir, 'registry-db.sock');
+
+/** Ports inside the registry's own namespace: no other process can see them, so they never collide. */
+const inside = { http: 8080, management: 9000, database: 5432 };
+
+/** The stack's own credential for its checks: admin's, the one that may also set compatibility. */
+function adminAuthorization(config: StackConfig): Record<string, string> {
+  const admin = localRegistryCredentials('admin', config.stackDir);
+  return admin ? { authorization: `Basic ${Buffer.from(`${admin.username}:${admin.password}`).toString('base64')}` } : {};
+}
+
 export async function registryAnswers(config: StackConfig): Promise<boolean> {
   try {
-    const response = await fetch(`${registryUrl(config)}/subjects`, { signal: AbortSignal.timeout(2000) });
+    const response = await fetch(`${registryUrl(config)}/subjects`, { headers: adminAuthorization(config), signal: AbortSignal.timeout(2000) });
     return response.ok;
   } catch {
     return false;
   }
 }
 
-/**
- * Apicurio Registry 3 with its SQL storage in PostgreSQL, serving the Confluent-compatible API.
- * The global compatibility rule is BACKWARD, the same rule the producers' schemas are written for.
- */
 export async function startRegistry(config: StackConfig): Promise<'started' | 'already up'> {
-  const proc = registryProcess(config);
-  const existing = runningPid(proc);
+  ensureRegistryPasswords(config.stackDir);
+  const socat = requireCommand('socat', 'socat');
   let outcome: 'started' | 'already up' = 'already up';
-  if (existing !== undefined) {
-    await waitUntilReady(proc, existing, () => registryAnswers(config), 120_000);
-  } else {
+  if (runningPid(databaseBridgeProcess(config)) === undefined) {
     const database = new URL(databaseUrlFor(config, config.registry.database));
-    const env = {
-      ...process.env,
-      APICURIO_STORAGE_KIND: 'sql',
-      APICURIO_STORAGE_SQL_KIND: 'postgresql',
-      APICURIO_DATASOURCE_URL: jdbcUrl(database),
-      APICURIO_DATASOURCE_USERNAME: decodeURIComponent(database.username || 'postgres'),
-      APICURIO_DATASOURCE_PASSWORD: decodeURIComponent(database.password),
-      QUARKUS_HTTP_HOST: config.registry.host,
-      QUARKUS_HTTP_PORT: String(config.registry.port),
-      QUARKUS_MANAGEMENT_HOST: config.registry.host,
-      QUARKUS_MANAGEMENT_PORT: String(config.registry.managementPort),
-    };
-    const heap = config.registry.heap;
-    const pid = startDetached(proc, findJava(21), [`-Xms${heap}`, `-Xmx${heap}`, '-jar', registryJar(config)], { env });
-    await waitUntilReady(proc, pid, () => registryAnswers(config), 120_000);
+    startDetached(databaseBridgeProcess(config), socat, [
+      `UNIX-LISTEN:${databaseSocket(config)},fork,unlink-early,mode=600`,
+      `TCP:${database.hostname}:${database.port || 5432}`,
+    ]);
+  }
+  const proc = registryProcess(config);
+  let pid = runningPid(proc);
+  if (pid === undefined) {
+    pid = startInOwnNetwork(config, socat);
     outcome = 'started';
   }
-  await setGlobalCompatibility(config, 'BACKWARD');
+  if (runningPid(registryGateProcess(config)) === undefined) startGate(config);
+  await waitUntilReady(proc, pid, () => registryAnswers(config), 120_000);
+  try {
+    await setGlobalCompatibility(registryUrl(config), localRegistryCredentials('admin', config.stackDir));
+  } catch (error) {
+    throw new StackError('registry', (error as Error).message, proc.logFile);
+  }
   return outcome;
 }
 
-async function setGlobalCompatibility(config: StackConfig, compatibility: string): Promise<void> {
-  const response = await fetch(`${registryUrl(config)}/config`, {
-    method: 'PUT',
-    headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
-    body: JSON.stringify({ compatibility }),
-  });
-  if (!response.ok) {
-    throw new StackError('registry', `setting global compatibility failed: ${response.status} ${await response.text()}`);
+/** `unshare` makes the namespace (as the stack's user: a user namespace maps it to root inside). */
+function startInOwnNetwork(config: StackConfig, socat: string): number {
+  const unshare = requireCommand('unshare', 'util-linux');
+  const ip = requireCommand('ip', 'iproute2');
+  const database = new URL(databaseUrlFor(config, config.registry.database));
+  fs.rmSync(registrySocket(config), { force: true });
+  const env = {
+    ...process.env,
+    APICURIO_STORAGE_KIND: 'sql',
+    APICURIO_STORAGE_SQL_KIND: 'postgresql',
+    APICURIO_DATASOURCE_URL: `jdbc:postgresql://127.0.0.1:${inside.database}${database.pathname}`,
+    APICURIO_DATASOURCE_USERNAME: decodeURIComponent(database.username || 'postgres'),
+    APICURIO_DATASOURCE_PASSWORD: decodeURIComponent(database.password),
+    QUARKUS_HTTP_HOST: '127.0.0.1',
+    QUARKUS_HTTP_PORT: String(inside.http),
+    QUARKUS_MANAGEMENT_HOST: '127.0.0.1',
+    QUARKUS_MANAGEMENT_PORT: String(inside.management),
+  };
+  const heap = config.registry.heap;
+  const java = [findJava(21), `-Xms${heap}`, `-Xmx${heap}`, '-jar', registryJar(config)].map(quote).join(' ');
+  // The bridges run in the registry's process group: stopping the registry stops them too.
+  const script = [
+    'set -e',
+    `${quote(ip)} link set lo up`,
+    `${quote(socat)} TCP-LISTEN:${inside.database},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${quote(databaseSocket(config))} &`,
+    `${quote(socat)} UNIX-LISTEN:${quote(registrySocket(config))},fork,unlink-early,mode=600 TCP:127.0.0.1:${inside.http} &`,
+    `exec ${java}`,
+  ].join('\n');
+  try {
+    return startDetached(registryProcess(config), unshare, ['--net', '--map-root-user', '--', 'sh', '-c', script], { env });
+  } catch (error) {
+    throw new StackError('registry', `the registry's own network namespace could not be made (unshare --net): ${(error as Error).message}`);
   }
 }
 
-export function stopRegistry(config: StackConfig): Promise<boolean> {
-  return stopManaged(registryProcess(config));
+function quote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+export async function stopRegistry(config: StackConfig): Promise<boolean> {
+  const gate = await stopManaged(registryGateProcess(config));
+  const registry = await stopManaged(registryProcess(config));
+  const bridge = await stopManaged(databaseBridgeProcess(config));
+  return gate || registry || bridge;
 }

@@ -8,7 +8,7 @@ export interface StackConfig {
   logsDir: string;
   runDir: string;
   kafka: { version: string; host: string; port: number; controllerPort: number; tlsPort: number; heap: string };
-  registry: { version: string; host: string; port: number; managementPort: number; heap: string; database: string };
+  registry: { version: string; host: string; port: number; heap: string; database: string };
   zipkin: { version: string; host: string; port: number; heap: string };
   prometheus: { host: string; port: number };
   databaseUrl: string;
@@ -54,7 +54,6 @@ export function loadStackConfig(env: NodeJS.ProcessEnv = process.env): StackConf
       version: pinnedVersion('apicurio.version'),
       host: '127.0.0.1',
       port: intFromEnv(env, 'REGISTRY_PORT', 18081),
-      managementPort: intFromEnv(env, 'REGISTRY_MANAGEMENT_PORT', 18082),
       heap: env.REGISTRY_HEAP ?? '384m',
       database: env.REGISTRY_DATABASE ?? 'taskplatform_registry',
     },

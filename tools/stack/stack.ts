@@ -3,10 +3,11 @@ import { kafkaAnswers, kafkaProcess, startKafka, stopKafka } from './kafka';
 import { postgresAnswers, postgresProcess, startPostgres, stopPostgres } from './postgres';
 import { runningPid, portIsOpen, StackError } from './processes';
 import { registryAnswers, registryProcess, startRegistry, stopRegistry } from './registry';
+import { registryGateProcess } from './registry-gate';
 import { ensureSigningKeys } from './signing-keys';
 import { startZipkin, stopZipkin, zipkinAnswers, zipkinProcess } from './zipkin';
 import { prometheusAnswers, prometheusProcess, startPrometheus, stopPrometheus } from './prometheus';
-import { createKafka, localKafkaCredentials, provisionTopicsAndAcls } from '@app/messaging';
+import { createKafka, EventCodec, localKafkaCredentials, localRegistryCredentials, provisionTopicsAndAcls, registerSchemas } from '@app/messaging';
 import { kafkaBrokers, loadStackConfig, prometheusUrl, registryUrl, StackConfig, zipkinUrl } from './stack.config';
 
 export interface PartStatus {
@@ -31,7 +32,7 @@ export async function stackUp(config: StackConfig = loadStackConfig(), report: (
 
     // Refuse a port held by someone else before fetching or starting anything.
     await refuseForeignPort('kafka', config.kafka.host, config.kafka.port, runningPid(kafkaProcess(config)));
-    await refuseForeignPort('registry', config.registry.host, config.registry.port, runningPid(registryProcess(config)));
+    await refuseForeignPort('registry', config.registry.host, config.registry.port, runningPid(registryGateProcess(config)));
     await refuseForeignPort('zipkin', config.zipkin.host, config.zipkin.port, runningPid(zipkinProcess(config)));
     await refuseForeignPort('prometheus', config.prometheus.host, config.prometheus.port, runningPid(prometheusProcess(config)));
     ensureArtifacts(config);
@@ -46,7 +47,10 @@ export async function stackUp(config: StackConfig = loadStackConfig(), report: (
     startedHere.push(() => stopRegistry(config));
     const registry = await startRegistry(config);
     if (registry === 'already up') startedHere.pop();
-    report(`registry  ${registry.padEnd(10)} ${registryUrl(config)}  log ${registryProcess(config).logFile}`);
+    report(
+      `registry  ${registry.padEnd(10)} ${registryUrl(config)}  (Basic credentials: npm run -s registry:credentials -- <principal>)  log ${registryProcess(config).logFile}`,
+    );
+    report(`schemas   ready      ${await provisionSchemas(config)} event schemas registered as admin; the services only read them`);
 
     startedHere.push(() => stopZipkin(config));
     const zipkin = await startZipkin(config);
@@ -123,6 +127,12 @@ function redactedDatabaseUrl(config: StackConfig): string {
   const url = new URL(config.databaseUrl);
   if (url.password) url.password = '***';
   return url.toString();
+}
+
+/** Every event's schema (behind TOPIC_PREFIX, if set), registered as admin: the one registry principal that may write. */
+function provisionSchemas(config: StackConfig): Promise<number> {
+  const admin = localRegistryCredentials('admin', config.stackDir);
+  return registerSchemas(new EventCodec(registryUrl(config), process.env.TOPIC_PREFIX ?? '', { auth: admin }));
 }
 
 /** The platform's topics (behind TOPIC_PREFIX, if set) and their ACLs, made as admin. */

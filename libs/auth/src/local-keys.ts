@@ -28,6 +28,12 @@ export function localAuthFiles(stackDir = process.env.STACK_DIR || path.join(rep
     kafkaCredentials: path.join(dir, 'kafka-credentials.json'),
     /** One principal's password alone (KAFKA_PASSWORD_FILE; docker/compose.yml mounts each as a secret). */
     kafkaPasswordFile: (principal: string) => path.join(dir, `kafka-${principal}.password`),
+    /** The local registry's principals and their passwords (`npm run -s registry:credentials -- <principal>`). */
+    registryCredentials: path.join(dir, 'registry-credentials.json'),
+    /** One principal's registry password alone (SCHEMA_REGISTRY_PASSWORD_FILE). */
+    registryPasswordFile: (principal: string) => path.join(dir, `registry-${principal}.password`),
+    /** What the registry's gate checks Basic credentials against: one hashed line per principal. */
+    registryHtpasswd: path.join(dir, 'registry.htpasswd'),
     /** The local broker's TLS listener: its PKCS#12 keystore and the CA certificate clients trust. */
     kafkaKeystore: path.join(dir, 'kafka-tls.p12'),
     kafkaCa: path.join(dir, 'kafka-ca.pem'),

@@ -8,6 +8,8 @@ export const errorCodes = {
   UNKNOWN_SCHEMA: { retriable: false },
   TOPIC_MISMATCH: { retriable: false },
   INVALID_EVENT: { retriable: false },
+  // a schema provisioning has not registered yet: a service waits for it rather than register it
+  SCHEMA_NOT_REGISTERED: { retriable: true },
   HANDLER_FAILED: { retriable: true },
   INFRASTRUCTURE_UNAVAILABLE: { retriable: true },
   // business refusals and outcomes

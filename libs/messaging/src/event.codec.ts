@@ -5,6 +5,7 @@ import { DomainEvent, EventType, eventTypes, isEventType, loadSchema, subjectFor
 import { withJitter } from '@app/timing';
 import { withDeadline } from '@app/timing';
 import { isInfrastructureError, PlatformError } from '@app/failures';
+import { registryAuthFromEnv, RegistryCredentials } from './security/registry-credentials';
 
 /**
  * Confluent-framed Avro for every event: the value is the magic byte, the schema id, then the Avro
@@ -19,12 +20,8 @@ export interface CodecOptions {
    * that id could succeed even after the registry recovers.
    */
   requestTimeoutMs?: number;
-  auth?: { username: string; password: string };
-}
-
-/** Basic credentials for the registry, when SCHEMA_REGISTRY_USERNAME and _PASSWORD are set. */
-export function registryAuthFromEnv(env: NodeJS.ProcessEnv = process.env): CodecOptions['auth'] {
-  return env.SCHEMA_REGISTRY_USERNAME ? { username: env.SCHEMA_REGISTRY_USERNAME, password: env.SCHEMA_REGISTRY_PASSWORD ?? '' } : undefined;
+  /** Basic credentials for the registry; SCHEMA_REGISTRY_USERNAME and _PASSWORD(_FILE) when not given. */
+  auth?: RegistryCredentials;
 }
 
 export class EventCodec {
@@ -39,10 +36,11 @@ export class EventCodec {
     readonly topicPrefix = '',
     options: CodecOptions = {},
   ) {
+    const auth = 'auth' in options ? options.auth : registryAuthFromEnv();
     this.registry = new SchemaRegistry({
       host: registryUrl,
       middlewares: [TimeoutMiddleware(options.requestTimeoutMs ?? 5_000)],
-      ...(options.auth ? { auth: options.auth } : {}),
+      ...(auth ? { auth } : {}),
     });
     this.decodeDeadlineMs = options.decodeDeadlineMs ?? 10_000;
   }
@@ -57,32 +55,50 @@ export class EventCodec {
   }
 
   /**
-   * Registers the schema once per process (the registry returns the existing id for a known
-   * schema). Several services registering one subject at once can collide in the registry, so a
-   * failed registration is tried a few times before it counts.
+   * The id under which provisioning registered our schema of `eventType`, looked up once per process.
+   * A service never registers: it may only read the registry, so that nobody but provisioning can
+   * change what an event means. A schema not registered yet fails with SCHEMA_NOT_REGISTERED.
    */
   schemaId(eventType: EventType): Promise<number> {
     let id = this.schemaIds.get(eventType);
     if (!id) {
-      id = this.register(eventType);
+      id = this.lookUp(eventType);
       id.catch(() => this.schemaIds.delete(eventType));
       this.schemaIds.set(eventType, id);
     }
     return id;
   }
 
-  private async register(eventType: EventType, attempts = 4): Promise<number> {
-    const schema = { type: SchemaType.AVRO as const, schema: JSON.stringify(loadSchema(eventType)) };
+  private async lookUp(eventType: EventType): Promise<number> {
+    const subject = subjectFor(this.topicFor(eventType));
+    try {
+      return await withDeadline(this.registry.getRegistryIdBySchema(subject, this.schemaOf(eventType)), 10_000, `looking up ${subject}`);
+    } catch (error) {
+      if ((error as { status?: number }).status !== 404) throw error;
+      throw new PlatformError('SCHEMA_NOT_REGISTERED', `${eventType}'s schema is not registered under ${subject}: provisioning registers it`, { cause: error });
+    }
+  }
+
+  /**
+   * Provisioning's part (a credential that may write): registers our schema of each type under its
+   * subject, BACKWARD-compatible; a schema already registered keeps its id. Several provisioners at
+   * once can collide in the registry, so a failed registration is tried a few times before it counts.
+   */
+  async register(eventType: EventType, attempts = 4): Promise<number> {
     const subject = subjectFor(this.topicFor(eventType));
     for (let attempt = 1; ; attempt++) {
       try {
         // The registry client sets no timeout, and a registration has been seen to get no answer.
-        return (await withDeadline(this.registry.register(schema, { subject }), 10_000, `registering ${subject}`)).id;
+        return (await withDeadline(this.registry.register(this.schemaOf(eventType), { subject }), 10_000, `registering ${subject}`)).id;
       } catch (error) {
         if (attempt >= attempts) throw error;
         await new Promise((resolve) => setTimeout(resolve, withJitter(200 * attempt, 0.5)));
       }
     }
+  }
+
+  private schemaOf(eventType: EventType) {
+    return { type: SchemaType.AVRO as const, schema: JSON.stringify(loadSchema(eventType)) };
   }
 
   async encode(event: DomainEvent): Promise<Buffer> {

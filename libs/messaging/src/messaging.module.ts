@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import type { Kafka } from 'kafkajs';
 import { SERVICE_CONFIG, ServiceConfig } from '@app/config';
 import { KNEX } from '@app/database';
-import { EventCodec, registryAuthFromEnv } from './event.codec';
+import { EventCodec } from './event.codec';
 import { exponentialDelay } from '@app/timing';
 import { withDeadline } from '@app/timing';
 import { ConsumerRunner } from './inbox/consumer.runner';
@@ -59,7 +59,7 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
         {
           provide: EventCodec,
           inject: [SERVICE_CONFIG],
-          useFactory: (c: ServiceConfig) => new EventCodec(c.schemaRegistryUrl, c.topicPrefix, { auth: registryAuthFromEnv() }),
+          useFactory: (c: ServiceConfig) => new EventCodec(c.schemaRegistryUrl, c.topicPrefix),
         },
         { provide: KAFKA, inject: [SERVICE_CONFIG], useFactory: (c: ServiceConfig) => createKafka(c.service, c.kafkaBrokers) },
         {
@@ -124,11 +124,10 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
         const produced = serviceEvents[this.serviceConfig.service].produces;
         const topics = produced.map((type) => ({ topic: this.codec.topicFor(type), partitions: this.config.topicPartitions }));
         await this.bootStep('event topics ready', () => ensureTopics(this.kafka, topics, this.config.topicPartitions, undefined, { create: false }));
-        // Every schema registered once at start-up (the ingress's too, which outside producers look
-        // up), so that an incompatible change shows here (and in /health) rather than at a publish.
-        // One at a time: the services of a platform start together, and a burst of concurrent
-        // registrations of new subjects is what the registry stalled on.
-        await this.bootStep('schemas registered', async () => {
+        // Every schema looked up once at start-up (provisioning registers them; a service may only
+        // read the registry), so that a schema missing or changed shows here (and in /health) rather
+        // than at a publish. One at a time: the services of a platform start together.
+        await this.bootStep('schemas found', async () => {
           for (const type of eventTypes) await this.codec.schemaId(type);
         });
         if (this.stopping) return;
