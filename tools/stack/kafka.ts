@@ -58,7 +58,10 @@ function ensureFormatted(config: StackConfig, propertiesFile: string, dataDir: s
   fs.rmSync(dataDir, { recursive: true, force: true });
   fs.mkdirSync(dataDir, { recursive: true });
   const java = requireCommand('java', 'default-jre-headless');
-  const clusterId = randomBytes(16).toString('base64url');
+  // A base64url id may start with '-', which the storage tool reads as an option and fails on (as
+  // Kafka's own random ids never do); one CI run in 64 met it.
+  let clusterId = randomBytes(16).toString('base64url');
+  while (clusterId.startsWith('-')) clusterId = randomBytes(16).toString('base64url');
   execFileSync(
     java,
     [...javaClasspathArgs(config), 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propertiesFile, ...scramFormatArguments(secrets)],
