@@ -50,7 +50,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)(dist|\\.stack|coverage)/' },
+    // bench/peers: packages of their own, with their own dependencies (the benchmark's peers).
+    exclude: { path: '(^|/)(dist|\\.stack|coverage)/|^bench/peers/' },
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },

@@ -10,8 +10,11 @@
  * - limits: L_db (event transactions/s ÷ transactions per task) and L_kafka (raw kafkajs pipe
  *   messages/s ÷ messages per task), and efficiency = tasks/s ÷ min(L_db, L_kafka).
  *
- * Run with `npm run bench:throughput` (the stack must be up; it builds the services);
- * BENCH_PROFILE=<dir> to profile the services.
+ * - the peer: the same flow as DBOS Transact workflow steps (bench/peers/dbos) on the same server and
+ *   simulator, the same tasks, users and concurrency, then at our half-load rate; ours ÷ peer.
+ *
+ * Run with `npm run bench:throughput` (the stack must be up; it builds the services); `-- --no-peer`
+ * skips the peer; BENCH_PROFILE=<dir> to profile the services.
  */
 import * as os from 'node:os';
 import { Logger } from '@nestjs/common';
@@ -22,15 +25,18 @@ import { defaults } from '@app/config';
 import { Platform } from '../test/support/platform';
 import { tokenFor } from '../test/support/tokens';
 import { benchSettings, kafkaHop, percentile, runBenchmark, writeResult } from './bench-support';
+import { readCounters, roundTrips } from './throughput/counters';
 import { Duplicator } from './throughput/duplicator';
 import { criticalPath, eventTransactionsPerSecond, kafkaPipePerSecond, latencyTargetMs, perTask } from './throughput/limits';
 import { OutcomeWatcher } from './throughput/outcome-watcher';
+import { Peer, PeerFigures } from './throughput/peer';
 import { CostMeter, postgresPids, stackPid } from './throughput/process-cost';
 
 Logger.overrideLogger(['error']);
 const tasksPerRun = Number(process.env.BENCH_TASKS ?? 1000);
 const users = Array.from({ length: 200 }, (_, i) => `bench-user-${i}`);
 const inFlight = 64; // the client's own limit on requests in flight: "at once", without 1,000 sockets
+const withPeer = !process.argv.includes('--no-peer');
 const settings: NodeJS.ProcessEnv = { ...benchSettings, DEFAULT_QUOTA: '1000000', USER_RATE_LIMIT: '1000', USER_RATE_BURST: '1000' };
 // BENCH_PROFILE=<dir>: each service writes a V8 CPU profile there when it stops (open in Chrome's DevTools).
 if (process.env.BENCH_PROFILE) settings.NODE_FLAGS = `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}`;
@@ -76,15 +82,21 @@ async function saturation(platform: Platform, watcher: OutcomeWatcher, label: st
   return tasksPerRun / ((last - started) / 1000);
 }
 
-async function transactionsCommitted(platform: Platform): Promise<number> {
+/** Transactions committed so far in each service's database, as PostgreSQL counts them. */
+async function transactionsCommitted(platform: Platform): Promise<Record<string, number>> {
   const server = createKnex(platform.env.serverUrl);
   try {
-    const names = serviceNames.map((s) => new URL(platform.env.databaseUrl(s)).pathname.slice(1));
-    const [{ sum }] = (await server.raw('select sum(xact_commit)::bigint as sum from pg_stat_database where datname = any(?)', [names])).rows;
-    return Number(sum);
+    const byDatabase = Object.fromEntries(serviceNames.map((s) => [new URL(platform.env.databaseUrl(s)).pathname.slice(1), s]));
+    const rows = (await server.raw('select datname, xact_commit::bigint as n from pg_stat_database where datname = any(?)', [Object.keys(byDatabase)])).rows;
+    return Object.fromEntries(rows.map((row: { datname: string; n: string }) => [byDatabase[row.datname], Number(row.n)]));
   } finally {
     await server.destroy();
   }
+}
+
+function transactionsPerTask(before: Record<string, number>, after: Record<string, number>) {
+  const per = Object.fromEntries(serviceNames.map((s) => [s, round((after[s] - before[s]) / tasksPerRun)]));
+  return { ...per, all: round(serviceNames.reduce((sum, s) => sum + (after[s] - before[s]), 0) / tasksPerRun) };
 }
 
 async function limits(platform: Platform, eventBytes: number) {
@@ -121,10 +133,12 @@ async function main(): Promise<void> {
       postgres: postgresPids,
     });
     const committedBefore = await transactionsCommitted(platform);
+    const countersBefore = await readCounters(platform);
     meter.start();
     const clean = await saturation(platform, watcher, 'clean');
     const cost = meter.stop();
-    const transactionsPerTask = ((await transactionsCommitted(platform)) - committedBefore) / tasksPerRun;
+    const transactions = transactionsPerTask(committedBefore, await transactionsCommitted(platform));
+    const trips = roundTrips(countersBefore, await readCounters(platform), tasksPerRun);
 
     const duplicator = await new Duplicator(platform.kafka, platform.env.topicPrefix).start();
     const withDuplicates = await saturation(platform, watcher, 'duplicates');
@@ -139,6 +153,12 @@ async function main(): Promise<void> {
 
     const limit = await limits(platform, Math.round(watcher.averageValueBytes()));
     const bound = Math.min(limit.lDb, limit.lKafka);
+    const peer = withPeer ? await measurePeer(platform, rate) : undefined;
+    const cpuMsPerTask = Object.fromEntries(Object.entries(cost.cpuSeconds).map(([name, s]) => [name, round((s * 1000) / tasksPerRun, 2)]));
+    const servicesCpuMsPerTask = round(
+      serviceNames.reduce((sum, name) => sum + cpuMsPerTask[name], 0),
+      2,
+    );
     const result = {
       date: new Date().toISOString(),
       machine: `${os.cpus().length} cores, node ${process.version}`,
@@ -157,9 +177,11 @@ async function main(): Promise<void> {
         criticalPath,
       },
       cost: {
-        cpuMsPerTask: Object.fromEntries(Object.entries(cost.cpuSeconds).map(([name, s]) => [name, round((s * 1000) / tasksPerRun, 2)])),
+        cpuMsPerTask,
+        servicesCpuMsPerTask,
         peakRssMb: Object.fromEntries(serviceNames.map((name) => [name, round(cost.peakRssMb[name])])),
-        transactionsPerTask: { counted: perTask.transactions, measured: round(transactionsPerTask) },
+        transactionsPerTask: { counted: perTask.transactions, measured: transactions },
+        ...trips,
       },
       limits: {
         eventTransactionsPerSecond: round(limit.transactions.perSecond),
@@ -170,12 +192,51 @@ async function main(): Promise<void> {
         lKafka: round(limit.lKafka),
         efficiency: round(clean / bound, 3),
       },
+      ...(peer ? { peer: peerSummary(peer, limit.lDb), oursOverPeer: oursOverPeer(clean, servicesCpuMsPerTask, latencies, peer) } : {}),
     };
     writeResult('throughput', result);
   } finally {
     await watcher.stop();
     await platform.stop();
   }
+}
+
+/** The DBOS peer on this run's simulator and PostgreSQL server, at the same concurrency, then at our half-load rate. */
+async function measurePeer(platform: Platform, halfLoadRate: number): Promise<PeerFigures> {
+  const peer = await new Peer({
+    serverUrl: platform.env.serverUrl,
+    suffix: platform.env.suffix,
+    modelUrl: platform.url('model-simulator'),
+    users,
+    inFlight,
+    tasks: tasksPerRun,
+  }).start();
+  try {
+    return await peer.measure(halfLoadRate);
+  } finally {
+    await peer.stop();
+  }
+}
+
+function peerSummary(peer: PeerFigures, lDb: number) {
+  return {
+    name: 'DBOS Transact 5.3.0 (bench/peers/dbos), one Node process',
+    tasksPerSecond: round(peer.tasksPerSecond),
+    halfLoad: peer.halfLoad,
+    cpuMsPerTask: { peer: round(peer.cpuMsPerTask.peer, 2), postgres: round(peer.cpuMsPerTask.postgres, 2) },
+    peakRssMb: round(peer.peakRssMb),
+    outcomes: peer.outcomes,
+    lDb: round(lDb),
+  };
+}
+
+function oursOverPeer(clean: number, servicesCpuMsPerTask: number, latencies: number[], peer: PeerFigures) {
+  return {
+    saturation: round(clean / peer.tasksPerSecond, 2),
+    cpuPerTask: round(servicesCpuMsPerTask / peer.cpuMsPerTask.peer, 2),
+    halfLoadP50: round(percentile(latencies, 50) / peer.halfLoad.postToCompletedMs.p50, 2),
+    halfLoadP99: round(percentile(latencies, 99) / peer.halfLoad.postToCompletedMs.p99, 2),
+  };
 }
 
 runBenchmark(main);

@@ -48,6 +48,17 @@ export const consumerLag = new Gauge({
   labelNames: ['topic', 'partition'] as const,
 });
 
+/**
+ * What a task costs in round trips: statements sent to the service's database (begin and commit
+ * count: each is a round trip), and the size of what Kafka hands a consumer and the relay sends.
+ * The throughput benchmark divides them by the tasks of a run.
+ */
+export const dbStatements = new Counter({ name: 'db_statements_total', help: 'Statements sent to the database, begin and commit included' });
+export const consumerBatches = new Counter({ name: 'consumer_batches_total', help: 'Batches Kafka handed the consumers (one partition each)' });
+export const consumerBatchMessages = new Counter({ name: 'consumer_batch_messages_total', help: 'Messages in the batches Kafka handed the consumers' });
+export const relayRequests = new Counter({ name: 'relay_requests_total', help: 'Produce requests the outbox relay sent' });
+export const relayRequestMessages = new Counter({ name: 'relay_request_messages_total', help: 'Messages in the produce requests the outbox relay sent' });
+
 export const quotaRefunds = new Counter({ name: 'quota_refunds_total', help: 'Quota units given back for failed work' });
 
 export const webhookDeliveries = new Counter({

@@ -6,7 +6,7 @@ import { loadServiceConfig, SERVICE_CONFIG, ServiceConfig, ServiceName } from '@
 import { createKnex, ensureDatabase, KNEX, Migration, migrateToLatest } from '@app/database';
 import { HealthModule } from '@app/health';
 import { HandlerSource, MessagingModule } from '@app/messaging';
-import { HttpMetricsInterceptor, MetricsController } from '@app/metrics';
+import { dbStatements, HttpMetricsInterceptor, MetricsController } from '@app/metrics';
 import { stopTracing } from '@app/tracing';
 import { AuthGuard, TOKEN_VERIFIER } from './auth.guard';
 import { createRootLogger, loggingModule } from './logging';
@@ -49,6 +49,7 @@ export class ServiceModule implements OnApplicationShutdown {
           useFactory: async (config: ServiceConfig) => {
             await ensureDatabase(config.databaseUrl);
             const knex = createKnex(config.databaseUrl);
+            knex.on('query', () => dbStatements.inc());
             await migrateToLatest(knex, options.migrations);
             return knex;
           },

@@ -1,4 +1,4 @@
-import { consumerLag } from '@app/metrics';
+import { consumerBatches, consumerBatchMessages, consumerLag } from '@app/metrics';
 import { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
@@ -216,6 +216,8 @@ export class ConsumerRunner {
       const next = (BigInt(message.offset) + 1n).toString();
       await commitOffsetsIfNecessary(outcome === 'dead-lettered' ? { topics: [{ topic, partitions: [{ partition, offset: next }] }] } : undefined);
     };
+    consumerBatches.inc();
+    consumerBatchMessages.inc(batch.messages.length);
     let rest = batch.messages;
     while (rest.length > 0 && control.stillOurs()) {
       const together = rest.slice(0, maxTogether);

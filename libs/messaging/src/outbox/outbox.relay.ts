@@ -6,6 +6,7 @@ import { EventCodec } from '../event.codec';
 import { IdempotentProducer } from '../idempotent-producer';
 import { WorkerLoop } from '@app/timing';
 import { failSpan } from '@app/tracing';
+import { dbStatements, relayRequestMessages, relayRequests } from '@app/metrics';
 import { openPublishSpans } from './publish-spans';
 import { outboxCommitted, outboxSignal } from './outbox-signal';
 import { Encoded, encodeRows, isTooLarge, OutboxRow, splitByBytes, toTopicMessages } from './relay-requests';
@@ -194,6 +195,8 @@ export class OutboxRelay {
   /** Sends one request in its rows' publish spans; `failure` resolves to the error, if any (it never rejects). */
   private send(request: Encoded[]): Sending {
     const spans = openPublishSpans(request);
+    relayRequests.inc();
+    relayRequestMessages.inc(request.length);
     const failure = this.producer.sendBatch({ acks: -1, topicMessages: toTopicMessages(request) }).then(
       () => undefined,
       (error: unknown) => {
@@ -207,6 +210,7 @@ export class OutboxRelay {
   private async mark(session: Client, rows: Encoded[]): Promise<void> {
     if (rows.length === 0) return;
     // One array parameter rather than one per row
+    dbStatements.inc(); // its own session's statements pass no knex, which counts the others
     await session.query('update outbox set published_at = clock_timestamp() where id = any($1::bigint[])', [rows.map((e) => e.row.id)]);
   }
 
@@ -219,6 +223,7 @@ export class OutboxRelay {
     }
     const [{ row, topic, bytes }] = request;
     const reason = `${topic}: about ${bytes} bytes, refused by the broker (${(error as Error).message})`;
+    dbStatements.inc();
     await session.query('update outbox set parked_at = now(), park_reason = $2 where id = $1', [row.id, reason.slice(0, 1000)]);
     this.stats.parked++;
     this.logger.error(`parked outbox row ${row.id} (${row.event_type}, key ${row.message_key}): ${reason}; later rows of its key wait for it`);

@@ -1,0 +1,39 @@
+import { serviceNames, ServiceName } from '@app/config';
+import type { Platform } from '../../test/support/platform';
+
+const counterNames = [
+  'db_statements_total',
+  'consumer_batches_total',
+  'consumer_batch_messages_total',
+  'relay_requests_total',
+  'relay_request_messages_total',
+] as const;
+type Counters = Record<(typeof counterNames)[number], number>;
+
+/** Each service's round-trip counters, read from its GET /metrics. */
+export async function readCounters(platform: Platform): Promise<Record<ServiceName, Counters>> {
+  const entries = await Promise.all(
+    serviceNames.map(async (name) => {
+      const text = await (await fetch(`${platform.url(name)}/metrics`)).text();
+      const value = (counter: string) => Number(new RegExp(`^${counter} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+      return [name, Object.fromEntries(counterNames.map((counter) => [counter, value(counter)])) as Counters] as const;
+    }),
+  );
+  return Object.fromEntries(entries) as Record<ServiceName, Counters>;
+}
+
+const round = (n: number, places = 1) => +n.toFixed(places);
+
+/** What the counters moved by between two readings, per task of the run and as the sizes Kafka saw. */
+export function roundTrips(before: Record<ServiceName, Counters>, after: Record<ServiceName, Counters>, tasks: number) {
+  const moved = (name: ServiceName, counter: keyof Counters) => after[name][counter] - before[name][counter];
+  const total = (counter: keyof Counters) => serviceNames.reduce((sum, name) => sum + moved(name, counter), 0);
+  return {
+    statementsPerTask: {
+      ...Object.fromEntries(serviceNames.map((name) => [name, round(moved(name, 'db_statements_total') / tasks)])),
+      all: round(total('db_statements_total') / tasks),
+    },
+    messagesPerConsumerBatch: round(total('consumer_batch_messages_total') / Math.max(1, total('consumer_batches_total')), 2),
+    messagesPerRelayRequest: round(total('relay_request_messages_total') / Math.max(1, total('relay_requests_total')), 2),
+  };
+}
