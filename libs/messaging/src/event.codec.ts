@@ -71,12 +71,17 @@ export class EventCodec {
 
   private async lookUp(eventType: EventType): Promise<number> {
     const subject = subjectFor(this.topicFor(eventType));
+    let id: number;
     try {
-      return await withDeadline(this.registry.getRegistryIdBySchema(subject, this.schemaOf(eventType)), 10_000, `looking up ${subject}`);
+      id = await withDeadline(this.registry.getRegistryIdBySchema(subject, this.schemaOf(eventType)), 10_000, `looking up ${subject}`);
     } catch (error) {
       if ((error as { status?: number }).status !== 404) throw error;
       throw new PlatformError('SCHEMA_NOT_REGISTERED', `${eventType}'s schema is not registered under ${subject}: provisioning registers it`, { cause: error });
     }
+    // The schema by its id, now: encoding needs it, and must not wait on the registry later (a
+    // registration used to leave it in the client's cache; a lookup does not).
+    await withDeadline(this.registry.getSchema(id), 10_000, `fetching schema ${id}`);
+    return id;
   }
 
   /**
