@@ -18,6 +18,19 @@ export function requireCommand(command: string, debianPackage: string): string {
   throw new StackError('toolchain', `${command} is not installed; install the Debian package ${debianPackage}`);
 }
 
+/** Like requireCommand, for a Debian package that brings no command (a library, a Python module). */
+export function requireDebianPackage(debianPackage: string): void {
+  const installed = () => spawnSync('dpkg-query', ['-W', '-f=${Status}', debianPackage], { encoding: 'utf8' }).stdout?.includes('install ok installed');
+  if (installed()) return;
+  if (process.getuid?.() === 0 && which('apt-get')) {
+    process.stdout.write(`Debian package ${debianPackage} is missing: installing it\n`);
+    run('apt-get', ['update', '-qq']);
+    run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', debianPackage]);
+    if (installed()) return;
+  }
+  throw new StackError('toolchain', `the Debian package ${debianPackage} is not installed; install it`);
+}
+
 function which(command: string): string | undefined {
   const result = spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' });
   const found = result.stdout.trim();
