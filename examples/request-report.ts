@@ -11,7 +11,7 @@
  * (SCRAM-SHA-512; `npm run -s kafka:credentials -- external` prints them for the local stack), over
  * TLS with KAFKA_SSL=on and KAFKA_SSL_CA. Its consumer groups start with `external-`, as its ACLs ask.
  * It reads the registry as `external` too, with SCHEMA_REGISTRY_USERNAME and SCHEMA_REGISTRY_PASSWORD
- * (HTTP Basic; `npm run -s registry:credentials -- external`).
+ * (HTTP Basic; the same command prints them).
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -1,9 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { localAuthFiles } from '@app/auth';
-import { kafkaPrincipals } from '@app/messaging';
+import { ensurePrincipalPasswords } from './principal-passwords';
 import { requireCommand } from './toolchain';
 
 export interface BrokerSecrets {
@@ -18,17 +17,7 @@ export interface BrokerSecrets {
  */
 export function ensureKafkaPasswords(stackDir: string): Record<string, string> {
   const files = localAuthFiles(stackDir);
-  fs.mkdirSync(files.dir, { recursive: true, mode: 0o700 });
-  if (!fs.existsSync(files.kafkaCredentials)) {
-    const made = Object.fromEntries(kafkaPrincipals.map((p) => [p, randomBytes(18).toString('base64url')]));
-    fs.writeFileSync(files.kafkaCredentials, JSON.stringify(made, null, 2), { mode: 0o600 });
-  }
-  const passwords = JSON.parse(fs.readFileSync(files.kafkaCredentials, 'utf8')) as Record<string, string>;
-  for (const [principal, password] of Object.entries(passwords)) {
-    // Readable by others inside the 0700 folder: a container's user must read the one it is given.
-    fs.writeFileSync(files.kafkaPasswordFile(principal), password, { mode: 0o644 });
-  }
-  return passwords;
+  return ensurePrincipalPasswords(files.kafkaCredentials, files.kafkaPasswordFile);
 }
 
 /**

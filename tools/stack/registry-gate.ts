@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { localAuthFiles } from '@app/auth';
 import { kafkaPrincipals } from '@app/messaging';
+import { ensurePrincipalPasswords } from './principal-passwords';
 import { managed, ManagedProcess, startDetached } from './processes';
 import { StackConfig } from './stack.config';
 import { requireCommand } from './toolchain';
@@ -30,15 +31,7 @@ export function registrySocket(config: StackConfig): string {
  */
 export function ensureRegistryPasswords(stackDir: string): Record<string, string> {
   const files = localAuthFiles(stackDir);
-  fs.mkdirSync(files.dir, { recursive: true, mode: 0o700 });
-  if (!fs.existsSync(files.registryCredentials)) {
-    const made = Object.fromEntries(kafkaPrincipals.map((p) => [p, randomBytes(18).toString('base64url')]));
-    fs.writeFileSync(files.registryCredentials, JSON.stringify(made, null, 2), { mode: 0o600 });
-  }
-  const passwords = JSON.parse(fs.readFileSync(files.registryCredentials, 'utf8')) as Record<string, string>;
-  for (const [principal, password] of Object.entries(passwords)) {
-    fs.writeFileSync(files.registryPasswordFile(principal), password, { mode: 0o644 });
-  }
+  const passwords = ensurePrincipalPasswords(files.registryCredentials, files.registryPasswordFile);
   const lines = Object.entries(passwords).map(([principal, password]) => `${principal}:${saltedSha1(password)}`);
   fs.writeFileSync(files.registryHtpasswd, `${lines.join('\n')}\n`, { mode: 0o644 });
   return passwords;

@@ -48,7 +48,7 @@ export async function stackUp(config: StackConfig = loadStackConfig(), report: (
     const registry = await startRegistry(config);
     if (registry === 'already up') startedHere.pop();
     report(
-      `registry  ${registry.padEnd(10)} ${registryUrl(config)}  (Basic credentials: npm run -s registry:credentials -- <principal>)  log ${registryProcess(config).logFile}`,
+      `registry  ${registry.padEnd(10)} ${registryUrl(config)}  (Basic credentials: npm run -s kafka:credentials -- <principal>)  log ${registryProcess(config).logFile}`,
     );
     report(`schemas   ready      ${await provisionSchemas(config)} event schemas registered as admin; the services only read them`);
 

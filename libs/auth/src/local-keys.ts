@@ -28,7 +28,7 @@ export function localAuthFiles(stackDir = process.env.STACK_DIR || path.join(rep
     kafkaCredentials: path.join(dir, 'kafka-credentials.json'),
     /** One principal's password alone (KAFKA_PASSWORD_FILE; docker/compose.yml mounts each as a secret). */
     kafkaPasswordFile: (principal: string) => path.join(dir, `kafka-${principal}.password`),
-    /** The local registry's principals and their passwords (`npm run -s registry:credentials -- <principal>`). */
+    /** The local registry's principals and their passwords (`npm run -s kafka:credentials -- <principal>` prints them with the Kafka ones). */
     registryCredentials: path.join(dir, 'registry-credentials.json'),
     /** One principal's registry password alone (SCHEMA_REGISTRY_PASSWORD_FILE). */
     registryPasswordFile: (principal: string) => path.join(dir, `registry-${principal}.password`),

@@ -1,6 +1,6 @@
-import * as fs from 'node:fs';
 import { localAuthFiles } from '@app/auth';
 import type { EventType } from '@app/events';
+import { localPassword } from './secret-files';
 
 /** Who talks to Kafka: one principal per service, the outside world, the auditor, the console, and admin. */
 export const kafkaPrincipals = ['admin', 'tasks', 'quota', 'generation', 'notification', 'external', 'auditor', 'console'] as const;
@@ -47,10 +47,7 @@ export interface KafkaCredentials {
 
 /** The local stack's password for a principal, as `npm run stack:up` made it; undefined without a local stack. */
 export function localKafkaCredentials(principal: KafkaPrincipal, stackDir?: string): KafkaCredentials | undefined {
-  const file = localAuthFiles(stackDir).kafkaCredentials;
-  if (!fs.existsSync(file)) return undefined;
-  const passwords = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>;
-  return passwords[principal] ? { username: principal, password: passwords[principal] } : undefined;
+  return localPassword(localAuthFiles(stackDir).kafkaCredentials, principal);
 }
 
 /** The environment a client of the local stack needs to connect as `principal`. */

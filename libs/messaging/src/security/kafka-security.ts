@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import type { KafkaConfig, SASLOptions } from 'kafkajs';
+import { passwordFromFile } from './secret-files';
 
 const mechanisms = ['plain', 'scram-sha-256', 'scram-sha-512'] as const;
 
@@ -15,7 +16,7 @@ export function kafkaSecurityFromEnv(env: NodeJS.ProcessEnv = process.env): Pick
   if (mechanism) {
     if (!(mechanisms as readonly string[]).includes(mechanism))
       throw new Error(`KAFKA_SASL_MECHANISM must be one of ${mechanisms.join(', ')}, got "${mechanism}"`);
-    const password = env.KAFKA_PASSWORD || passwordFromFile(env.KAFKA_PASSWORD_FILE);
+    const password = env.KAFKA_PASSWORD || passwordFromFile(env.KAFKA_PASSWORD_FILE, 'KAFKA_PASSWORD_FILE');
     if (!env.KAFKA_USERNAME || !password) throw new Error('KAFKA_SASL_MECHANISM needs KAFKA_USERNAME and KAFKA_PASSWORD (or KAFKA_PASSWORD_FILE)');
     security.sasl = { mechanism, username: env.KAFKA_USERNAME, password } as SASLOptions;
   }
@@ -23,13 +24,4 @@ export function kafkaSecurityFromEnv(env: NodeJS.ProcessEnv = process.env): Pick
     security.ssl = env.KAFKA_SSL_CA ? { ca: [fs.readFileSync(env.KAFKA_SSL_CA, 'utf8')] } : true;
   }
   return security;
-}
-
-function passwordFromFile(file: string | undefined): string | undefined {
-  if (!file) return undefined;
-  try {
-    return fs.readFileSync(file, 'utf8').trim() || undefined;
-  } catch (error) {
-    throw new Error(`KAFKA_PASSWORD_FILE ${file} cannot be read: ${(error as Error).message}`, { cause: error });
-  }
 }

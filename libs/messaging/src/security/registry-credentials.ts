@@ -1,6 +1,6 @@
-import * as fs from 'node:fs';
 import { localAuthFiles } from '@app/auth';
 import { KafkaPrincipal } from './kafka-principals';
+import { localPassword, passwordFromFile } from './secret-files';
 
 /**
  * The schema registry knows the same principals as the brokers, each with a Basic credential of its
@@ -17,26 +17,14 @@ export type RegistryCredentials = { username: string; password: string };
  */
 export function registryAuthFromEnv(env: NodeJS.ProcessEnv = process.env): RegistryCredentials | undefined {
   if (!env.SCHEMA_REGISTRY_USERNAME) return undefined;
-  const password = env.SCHEMA_REGISTRY_PASSWORD || passwordFromFile(env.SCHEMA_REGISTRY_PASSWORD_FILE);
+  const password = env.SCHEMA_REGISTRY_PASSWORD || passwordFromFile(env.SCHEMA_REGISTRY_PASSWORD_FILE, 'SCHEMA_REGISTRY_PASSWORD_FILE');
   if (!password) throw new Error('SCHEMA_REGISTRY_USERNAME needs SCHEMA_REGISTRY_PASSWORD (or SCHEMA_REGISTRY_PASSWORD_FILE)');
   return { username: env.SCHEMA_REGISTRY_USERNAME, password };
 }
 
-function passwordFromFile(file: string | undefined): string | undefined {
-  if (!file) return undefined;
-  try {
-    return fs.readFileSync(file, 'utf8').trim() || undefined;
-  } catch (error) {
-    throw new Error(`SCHEMA_REGISTRY_PASSWORD_FILE ${file} cannot be read: ${(error as Error).message}`, { cause: error });
-  }
-}
-
 /** The local stack's registry credential for a principal, as `npm run stack:up` made it; undefined without one. */
 export function localRegistryCredentials(principal: KafkaPrincipal, stackDir?: string): RegistryCredentials | undefined {
-  const file = localAuthFiles(stackDir).registryCredentials;
-  if (!fs.existsSync(file)) return undefined;
-  const passwords = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>;
-  return passwords[principal] ? { username: principal, password: passwords[principal] } : undefined;
+  return localPassword(localAuthFiles(stackDir).registryCredentials, principal);
 }
 
 /** The environment a client of the local stack needs to use the registry as `principal`. */
