@@ -19,7 +19,11 @@ function send(method: string, url: string, credential: Credential, body?: unknow
   return fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
 }
 
-/** What an attacker would change: every subject, our subjects' versions and rules, the global rule. */
+/**
+ * What an attacker would change, asked by name (the shared registry's listings are paged): our
+ * subjects' versions and rules, the subject and artifact an attacker would make, the global rules
+ * and mode.
+ */
 async function registryState(prefix: string) {
   const admin = localRegistryCredentials('admin');
   const read = async (url: string) => {
@@ -28,12 +32,14 @@ async function registryState(prefix: string) {
   };
   const ours = ['TaskRequested', 'QuotaDebited'].map((type) => subjectFor(topicFor(type as 'TaskRequested', prefix)));
   return {
-    subjects: await read(`${ccompat}/subjects`),
-    globalRule: await read(`${ccompat}/config`),
     ...Object.fromEntries(
       await Promise.all(ours.map(async (s) => [s, { versions: await read(`${ccompat}/subjects/${s}/versions`), rule: await read(`${ccompat}/config/${s}`) }])),
     ),
-    artifacts: await read(`${native}/search/artifacts?limit=1000`),
+    attackerSubject: (await read(`${ccompat}/subjects/${prefix}attacker-value/versions`)).status,
+    attackerArtifact: (await read(`${native}/groups/default/artifacts/${prefix}attacker`)).status,
+    globalRule: await read(`${ccompat}/config`),
+    mode: await read(`${ccompat}/mode`),
+    nativeRules: await read(`${native}/admin/rules`),
   };
 }
 
@@ -80,7 +86,12 @@ describe('the schema registry', () => {
     // Given a world whose topics and schemas provisioning made (as admin)
     await platform.env.provision();
     before = await registryState(prefix);
-    expect(JSON.parse(before.subjects.body)).toEqual(expect.arrayContaining([requested, debited]));
+    expect(before).toMatchObject({
+      [requested]: { versions: { status: 200 } },
+      [debited]: { versions: { status: 200 } },
+      attackerSubject: 404,
+      attackerArtifact: 404,
+    });
   });
 
   afterAll(() => platform.stop());
