@@ -45,6 +45,11 @@ export async function registryAnswers(config: StackConfig): Promise<boolean> {
 }
 
 export async function startRegistry(config: StackConfig): Promise<'started' | 'already up'> {
+  for (const socket of [registrySocket(config), databaseSocket(config)]) {
+    // The kernel takes at most 107 bytes for a socket's path: say so rather than let socat fail obscurely.
+    if (Buffer.byteLength(socket) > 107)
+      throw new StackError('registry', `the socket path ${socket} is longer than 107 bytes; set STACK_DIR to a shorter folder`);
+  }
   ensureRegistryPasswords(config.stackDir);
   const socat = requireCommand('socat', 'socat');
   let outcome: 'started' | 'already up' = 'already up';
