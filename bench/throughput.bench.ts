@@ -222,7 +222,7 @@ function peerSummary(peer: PeerFigures, lDb: number) {
   return {
     name: 'DBOS Transact 5.3.0 (bench/peers/dbos), one Node process',
     tasksPerSecond: round(peer.tasksPerSecond),
-    halfLoad: peer.halfLoad,
+    halfLoad: { tasksPerSecond: round(peer.halfLoad.tasksPerSecond), postToCompletedMs: peer.halfLoad.postToCompletedMs },
     cpuMsPerTask: { peer: round(peer.cpuMsPerTask.peer, 2), postgres: round(peer.cpuMsPerTask.postgres, 2) },
     peakRssMb: round(peer.peakRssMb),
     outcomes: peer.outcomes,
