@@ -35,9 +35,14 @@ function adminAuthorization(config: StackConfig): Record<string, string> {
   return admin ? { authorization: `Basic ${Buffer.from(`${admin.username}:${admin.password}`).toString('base64')}` } : {};
 }
 
+/**
+ * The registry answers through its gate. Asked for its global rule, a constant-time read: the subject
+ * listing grows with every test world a shared registry has kept, and once it took over the probe's
+ * 2 s, a registry in good health counted as down (and a stack:up that waited on it stopped it).
+ */
 export async function registryAnswers(config: StackConfig): Promise<boolean> {
   try {
-    const response = await fetch(`${registryUrl(config)}/subjects`, { headers: adminAuthorization(config), signal: AbortSignal.timeout(2000) });
+    const response = await fetch(`${registryUrl(config)}/config`, { headers: adminAuthorization(config), signal: AbortSignal.timeout(2000) });
     return response.ok;
   } catch {
     return false;
