@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { defaults } from '@app/config';
 import { loadSchema, subjectFor, topicFor } from '@app/events';
-import { localRegistryCredentials } from '@app/messaging';
+import { basicAuthorization, localRegistryCredentials } from '@app/messaging';
 import { registryProcess } from '../../tools/stack/registry';
 import { runningPid } from '../../tools/stack/processes';
 import { loadStackConfig } from '../../tools/stack/stack.config';
@@ -14,8 +14,7 @@ const native = `${registry}/apis/registry/v3`;
 type Credential = { username: string; password: string } | undefined;
 
 function send(method: string, url: string, credential: Credential, body?: unknown): Promise<Response> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (credential) headers.authorization = `Basic ${Buffer.from(`${credential.username}:${credential.password}`).toString('base64')}`;
+  const headers = { 'content-type': 'application/json', ...basicAuthorization(credential) };
   return fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
 }
 

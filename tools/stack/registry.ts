@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { localRegistryCredentials, setGlobalCompatibility } from '@app/messaging';
+import { basicAuthorization, localRegistryCredentials, setGlobalCompatibility } from '@app/messaging';
 import { registryJar } from './artifacts';
 import { databaseUrlFor } from './postgres';
 import { managed, ManagedProcess, runningPid, startDetached, StackError, stopManaged, waitUntilReady } from './processes';
@@ -31,8 +31,7 @@ const inside = { http: 8080, management: 9000, database: 5432 };
 
 /** The stack's own credential for its checks: admin's, the one that may also set compatibility. */
 function adminAuthorization(config: StackConfig): Record<string, string> {
-  const admin = localRegistryCredentials('admin', config.stackDir);
-  return admin ? { authorization: `Basic ${Buffer.from(`${admin.username}:${admin.password}`).toString('base64')}` } : {};
+  return basicAuthorization(localRegistryCredentials('admin', config.stackDir));
 }
 
 /**

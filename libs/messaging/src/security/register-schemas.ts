@@ -1,6 +1,6 @@
 import { eventTypes } from '@app/events';
 import { EventCodec } from '../event.codec';
-import { RegistryCredentials } from './registry-credentials';
+import { basicAuthorization, RegistryCredentials } from './registry-credentials';
 
 /**
  * Provisioning's other half: every event's schema registered under its subject (behind the codec's
@@ -15,10 +15,9 @@ export async function registerSchemas(adminCodec: EventCodec): Promise<number> {
 
 /** The registry's global compatibility rule (the platform's schemas evolve BACKWARD), as `admin`. */
 export async function setGlobalCompatibility(registryUrl: string, admin: RegistryCredentials | undefined, compatibility = 'BACKWARD'): Promise<void> {
-  const authorization = admin ? { authorization: `Basic ${Buffer.from(`${admin.username}:${admin.password}`).toString('base64')}` } : undefined;
   const response = await fetch(`${registryUrl}/config`, {
     method: 'PUT',
-    headers: { 'content-type': 'application/vnd.schemaregistry.v1+json', ...authorization },
+    headers: { 'content-type': 'application/vnd.schemaregistry.v1+json', ...basicAuthorization(admin) },
     body: JSON.stringify({ compatibility }),
     signal: AbortSignal.timeout(10_000),
   });

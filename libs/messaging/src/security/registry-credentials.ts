@@ -22,6 +22,11 @@ export function registryAuthFromEnv(env: NodeJS.ProcessEnv = process.env): Regis
   return { username: env.SCHEMA_REGISTRY_USERNAME, password };
 }
 
+/** The Authorization header a credential makes (none without one), for clients that are not the registry client. */
+export function basicAuthorization(credentials: RegistryCredentials | undefined): Record<string, string> {
+  return credentials ? { authorization: `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}` } : {};
+}
+
 /** The local stack's registry credential for a principal, as `npm run stack:up` made it; undefined without one. */
 export function localRegistryCredentials(principal: KafkaPrincipal, stackDir?: string): RegistryCredentials | undefined {
   return localPassword(localAuthFiles(stackDir).registryCredentials, principal);
