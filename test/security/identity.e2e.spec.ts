@@ -204,7 +204,9 @@ describe('identity on every HTTP call', () => {
     const quotaDb = new Client({ connectionString: platform.env.databaseUrl('quota') });
     await quotaDb.connect();
     try {
+      // (a grant and the stored balance it moves, written as the grant path writes them)
       await quotaDb.query(`insert into quota_ledger (user_id, kind, amount) values ('granted', 'grant', 2147483000)`);
+      await quotaDb.query(`update quota_accounts set balance = balance + 2147483000 where user_id = 'granted'`);
     } finally {
       await quotaDb.end();
     }

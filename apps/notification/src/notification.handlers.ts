@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { EventHandlers, HandlerSource } from '@app/messaging';
+import { EventHandlers, HandlerSource, setBased } from '@app/messaging';
 import { WebhookDeliveryWorker } from './delivery/webhook-delivery.worker';
-import { notifyUser } from './handlers/notify-user.handler';
+import { notifyUsers } from './handlers/notify-user.handler';
 
 @Injectable()
 export class NotificationHandlers implements HandlerSource {
@@ -10,8 +10,8 @@ export class NotificationHandlers implements HandlerSource {
   handlers(): EventHandlers {
     const wakeDeliveries = () => this.deliveries.wake();
     return {
-      TaskCompleted: (event, context) => notifyUser(event, context, wakeDeliveries),
-      TaskFailed: (event, context) => notifyUser(event, context, wakeDeliveries),
+      TaskCompleted: setBased<'TaskCompleted'>((events, context) => notifyUsers(events, context, wakeDeliveries)),
+      TaskFailed: setBased<'TaskFailed'>((events, context) => notifyUsers(events, context, wakeDeliveries)),
     };
   }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { EventHandlers, HandlerSource } from '@app/messaging';
+import { EventHandlers, HandlerSource, setBased } from '@app/messaging';
 import { closeTimedOut } from './handlers/close-timed-out.handler';
 import { debitQuota } from './handlers/debit-quota.handler';
 import { refundQuota } from './handlers/refund-quota.handler';
@@ -12,10 +12,10 @@ export class QuotaHandlers implements HandlerSource {
 
   handlers(): EventHandlers {
     return {
-      TaskAccepted: (event, context) => debitQuota(event, context, this.config.defaultQuota),
-      GenerationSucceeded: settleTask,
-      GenerationFailed: (event, context) => refundQuota(event, context, this.config.defaultQuota),
-      TaskTimedOut: (event, context) => closeTimedOut(event, context, this.config.defaultQuota),
+      TaskAccepted: setBased<'TaskAccepted'>((events, context) => debitQuota(events, context, this.config.defaultQuota)),
+      GenerationSucceeded: setBased(settleTask),
+      GenerationFailed: setBased(refundQuota),
+      TaskTimedOut: setBased<'TaskTimedOut'>((events, context) => closeTimedOut(events, context, this.config.defaultQuota)),
     };
   }
 }

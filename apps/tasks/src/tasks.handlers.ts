@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { EventHandlers, HandlerSource } from '@app/messaging';
+import type { EventType } from '@app/events';
+import { EventHandlers, HandlerSource, setBased } from '@app/messaging';
 import { adoptRequest } from './handlers/adopt-request.handler';
 import { recordInTimeline } from './handlers/record-in-timeline.handler';
 import { TASKS_CONFIG, TasksConfig } from './tasks.config';
@@ -10,16 +11,17 @@ export class TasksHandlers implements HandlerSource {
   constructor(@Inject(TASKS_CONFIG) private readonly config: TasksConfig) {}
 
   handlers(): EventHandlers {
+    const timeline = setBased<EventType>(recordInTimeline);
     return {
       TaskRequested: (event, context) => adoptRequest(event, context, this.config),
-      QuotaDebited: recordInTimeline,
-      QuotaRejected: recordInTimeline,
-      GenerationStarted: recordInTimeline,
-      GenerationRetryScheduled: recordInTimeline,
-      GenerationSucceeded: recordInTimeline,
-      GenerationFailed: recordInTimeline,
-      QuotaRefunded: recordInTimeline,
-      NotificationSent: recordInTimeline,
+      QuotaDebited: timeline,
+      QuotaRejected: timeline,
+      GenerationStarted: timeline,
+      GenerationRetryScheduled: timeline,
+      GenerationSucceeded: timeline,
+      GenerationFailed: timeline,
+      QuotaRefunded: timeline,
+      NotificationSent: timeline,
     };
   }
 }

@@ -1,8 +1,13 @@
 import type { EventOf } from '@app/events';
-import type { HandlerContext } from '@app/messaging';
-import { upsertJob } from '../jobs/upsert-job';
+import type { BatchContext } from '@app/messaging';
+import { upsertJobs } from '../jobs/upsert-job';
 
-/** Quota's go-ahead: the job becomes due once the request is known too. */
-export async function recordDebit(event: EventOf<'QuotaDebited'>, { trx, afterCommit }: HandlerContext, wakeWorker: () => void): Promise<void> {
-  if (await upsertJob(trx, event, { debit_event_id: event.eventId })) afterCommit(wakeWorker);
+/** Quota's go-ahead: each job becomes due once its request is known too. */
+export async function recordDebits(
+  events: Array<EventOf<'QuotaDebited'>>,
+  { trx, afterCommit, traceparentOf }: BatchContext,
+  wakeWorker: () => void,
+): Promise<void> {
+  const facts = events.map((event) => ({ event, known: { debit_event_id: event.eventId }, traceparent: traceparentOf(event) }));
+  if (await upsertJobs(trx, facts)) afterCommit(wakeWorker);
 }

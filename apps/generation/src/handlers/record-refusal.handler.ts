@@ -1,11 +1,17 @@
 import type { EventOf } from '@app/events';
-import type { HandlerContext } from '@app/messaging';
+import type { BatchContext } from '@app/messaging';
 
-/** Quota refused the task: its job is closed, so it never waits for a debit that will not come. */
-export async function recordRefusal(event: EventOf<'QuotaRejected'>, { trx }: HandlerContext): Promise<void> {
+/** Quota refused the tasks: their jobs are closed, so they never wait for a debit that will not come. */
+export async function recordRefusals(events: Array<EventOf<'QuotaRejected'>>, { trx }: BatchContext): Promise<void> {
   await trx('generation_jobs')
-    .insert({ task_id: event.taskId, user_id: event.userId, correlation_id: event.correlationId, status: 'refused' })
+    .insert(events.map((event) => ({ task_id: event.taskId, user_id: event.userId, correlation_id: event.correlationId, status: 'refused' })))
     .onConflict('task_id')
     .ignore();
-  await trx('generation_jobs').where({ task_id: event.taskId, status: 'awaiting' }).update({ status: 'refused', updated_at: trx.fn.now() });
+  await trx('generation_jobs')
+    .whereIn(
+      'task_id',
+      events.map((event) => event.taskId),
+    )
+    .where({ status: 'awaiting' })
+    .update({ status: 'refused', updated_at: trx.fn.now() });
 }

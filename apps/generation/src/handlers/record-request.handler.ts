@@ -1,8 +1,17 @@
 import type { EventOf } from '@app/events';
-import type { HandlerContext } from '@app/messaging';
-import { upsertJob } from '../jobs/upsert-job';
+import type { BatchContext } from '@app/messaging';
+import { upsertJobs } from '../jobs/upsert-job';
 
-/** The task's request, kept to run it: the job becomes due once quota's debit is known too. */
-export async function recordRequest(event: EventOf<'TaskAccepted'>, { trx, afterCommit }: HandlerContext, wakeWorker: () => void): Promise<void> {
-  if (await upsertJob(trx, event, { report_type: event.reportType, input: event.input, request_event_id: event.eventId })) afterCommit(wakeWorker);
+/** The tasks' requests, kept to run them: each job becomes due once quota's debit is known too. */
+export async function recordRequests(
+  events: Array<EventOf<'TaskAccepted'>>,
+  { trx, afterCommit, traceparentOf }: BatchContext,
+  wakeWorker: () => void,
+): Promise<void> {
+  const facts = events.map((event) => ({
+    event,
+    known: { report_type: event.reportType, input: event.input, request_event_id: event.eventId },
+    traceparent: traceparentOf(event),
+  }));
+  if (await upsertJobs(trx, facts)) afterCommit(wakeWorker);
 }

@@ -1,16 +1,18 @@
 import type { EventOf } from '@app/events';
-import type { HandlerContext } from '@app/messaging';
-import { loadTaskLedger, lockAccount } from '../ledger/quota-account';
-import { onGenerationFailed } from '../ledger/quota.rules';
-import { recordDecision } from '../ledger/record-decision';
+import type { BatchContext } from '@app/messaging';
+import { debitedBook } from '../ledger/debited-book';
+import { decideInTurn, onGenerationFailed } from '../ledger/quota.rules';
+import { recordDecisions } from '../ledger/record-decision';
 
 /**
- * Compensation: a failed generation gives back its task's debit, once, and only if there was one.
- * Nothing in the failure event is trusted beyond its taskId. The debited user's account is locked
- * before the task's rows are read again, so two failures of one task refund it once.
+ * Compensation: a failed generation gives back its task's debit, once, and only if there was one, to
+ * the user it was taken from. Nothing in the failure event is trusted beyond its taskId.
  */
-export async function refundQuota(event: EventOf<'GenerationFailed'>, context: HandlerContext, defaultQuota: number): Promise<void> {
-  const debit = (await loadTaskLedger(context.trx, event.taskId)).debit;
-  const balance = debit ? (await lockAccount(context.trx, debit.userId, defaultQuota)).balance : 0;
-  await recordDecision(context, event, onGenerationFailed(await loadTaskLedger(context.trx, event.taskId), balance));
+export async function refundQuota(events: Array<EventOf<'GenerationFailed'>>, context: BatchContext): Promise<void> {
+  const book = await debitedBook(
+    context.trx,
+    events.map((event) => event.taskId),
+  );
+  const decided = decideInTurn(book, events, (task, _event, balanceOf) => onGenerationFailed(task, task.debit ? balanceOf(task.debit.userId) : 0));
+  await recordDecisions(context, book, decided);
 }

@@ -1,6 +1,6 @@
 import { HttpStatus, UnprocessableEntityException } from '@nestjs/common';
 import type { Knex } from 'knex';
-import { lockAccount, QuotaSummary, summarise } from '../ledger/quota-account';
+import { lockAccounts, QuotaSummary, storeBalances, summarise } from '../ledger/quota-account';
 
 /** What QuotaDebited's and QuotaRefunded's Avro `int` balances can carry. */
 export const maxBalance = 2 ** 31 - 1;
@@ -19,17 +19,18 @@ export interface GrantResult {
  */
 export async function grantQuota(knex: Knex, userId: string, amount: number, key: string, defaultQuota: number): Promise<GrantResult> {
   return knex.transaction(async (trx) => {
-    const account = await lockAccount(trx, userId, defaultQuota);
+    const balance = (await lockAccounts(trx, [userId], defaultQuota)).get(userId)!;
     const earlier = await trx('quota_ledger').where({ user_id: userId, grant_key: key }).first();
     if (earlier) {
       if (earlier.amount !== amount)
         throw new UnprocessableEntityException(`Idempotency-Key "${key}" was already used for a grant of ${earlier.amount}, not ${amount}`);
       return { status: HttpStatus.CREATED, body: earlier.grant_answer as QuotaSummary, replayed: true };
     }
-    if (account.balance + amount > maxBalance) {
+    if (balance + amount > maxBalance) {
       throw new UnprocessableEntityException(`a grant of ${amount} would take ${userId}'s balance past ${maxBalance}, more than the events can carry`);
     }
     const [row] = await trx('quota_ledger').insert({ user_id: userId, kind: 'grant', amount, grant_key: key }).returning('id');
+    await storeBalances(trx, new Map([[userId, balance + amount]]));
     const answer = await summarise(trx, userId);
     await trx('quota_ledger')
       .where({ id: row.id })

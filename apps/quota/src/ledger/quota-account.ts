@@ -10,51 +10,81 @@ export interface QuotaSummary {
 
 export type LedgerKind = 'grant' | 'debit' | 'refund' | 'rejection' | 'settled';
 
-/**
- * Locks the user's account for the rest of the transaction, so that decisions about one user's
- * quota are taken one at a time, and sums its ledger up.
- */
-export async function lockAccount(trx: Knex.Transaction, userId: string, defaultQuota: number): Promise<QuotaSummary> {
-  await holdAccount(trx, userId, defaultQuota);
-  return summarise(trx, userId);
-}
+/** The ledger kinds written once per task: what the unique index quota_ledger_one_per_task covers. */
+const perTaskKinds: LedgerKind[] = ['debit', 'refund', 'rejection', 'settled'];
 
 /**
- * Locks the user's account, creating it first (with its default grant) on first sight: one
- * statement when the account exists, as it does for every task but a user's first.
+ * Locks the users' accounts for the rest of the transaction, in key order (two batches never wait on
+ * each other in a circle), so that decisions about one user's quota are taken one batch at a time;
+ * an account first seen is made, with its default grant. Gives each account's stored balance. One
+ * statement when every account exists, as it does for every task but a user's first.
  */
-export async function holdAccount(trx: Knex.Transaction, userId: string, defaultQuota: number): Promise<void> {
-  const lock = () => trx('quota_accounts').where({ user_id: userId }).forUpdate().first('user_id');
-  if (await lock()) return;
-  const created = await trx('quota_accounts').insert({ user_id: userId }).onConflict('user_id').ignore().returning('user_id');
-  if (created.length === 1 && defaultQuota > 0) {
-    await trx('quota_ledger').insert({ user_id: userId, kind: 'grant', amount: defaultQuota });
+export async function lockAccounts(trx: Knex.Transaction, userIds: Iterable<string>, defaultQuota: number): Promise<Map<string, number>> {
+  const ids = [...new Set(userIds)].sort();
+  const lock = async (some: string[]) =>
+    (
+      await trx('quota_accounts')
+        .whereIn('user_id', some)
+        .orderBy('user_id')
+        .forUpdate()
+        .select<Array<{ user_id: string; balance: number }>>('user_id', 'balance')
+    ).map((row) => [row.user_id, row.balance] as const);
+  const balances = new Map(ids.length > 0 ? await lock(ids) : []);
+  const missing = ids.filter((id) => !balances.has(id));
+  if (missing.length === 0) return balances;
+  const created: Array<{ user_id: string }> = await trx('quota_accounts')
+    .insert(missing.map((id) => ({ user_id: id, balance: Math.max(0, defaultQuota) })))
+    .onConflict('user_id')
+    .ignore()
+    .returning('user_id');
+  if (created.length > 0 && defaultQuota > 0) {
+    await trx('quota_ledger').insert(created.map((row) => ({ user_id: row.user_id, kind: 'grant', amount: defaultQuota })));
   }
-  // Made by another transaction meanwhile: wait for it like any other holder.
-  if (created.length === 0) await lock();
+  // Those made by another transaction meanwhile are waited for like any other holder.
+  for (const [id, balance] of await lock(missing)) balances.set(id, balance);
+  return balances;
 }
 
-/** The balance is never stored: it is what the ledger adds up to. */
+/** The balances, as decided, written back with one statement. */
+export async function storeBalances(trx: Knex.Transaction, balances: ReadonlyMap<string, number>): Promise<void> {
+  if (balances.size === 0) return;
+  const rows = [...balances].map(([user_id, balance]) => ({ user_id, balance }));
+  await trx.raw(
+    `update quota_accounts as a set balance = r.balance
+     from jsonb_to_recordset(?::jsonb) as r(user_id text, balance integer) where a.user_id = r.user_id`,
+    [JSON.stringify(rows)],
+  );
+}
+
+/**
+ * The balance is stored on the account, moved in the transaction of every ledger row that moves it;
+ * what was debited and refunded is added up from the ledger.
+ */
 export async function summarise(db: Knex | Knex.Transaction, userId: string): Promise<QuotaSummary> {
+  const account = await db('quota_accounts').where({ user_id: userId }).first('balance');
   const rows: Array<{ kind: LedgerKind; total: string }> = await db('quota_ledger')
     .where({ user_id: userId })
+    .whereIn('kind', ['debit', 'refund'])
     .groupBy('kind')
     .select('kind', db.raw('sum(amount) as total'));
   const total = (kind: LedgerKind) => Number(rows.find((r) => r.kind === kind)?.total ?? 0);
-  return { userId, balance: total('grant') - total('debit') + total('refund'), debited: total('debit'), refunded: total('refund') };
+  return { userId, balance: account?.balance ?? 0, debited: total('debit'), refunded: total('refund') };
 }
 
-/** What the ledger holds about one task, for quota.rules to decide on. */
-export async function loadTaskLedger(db: Knex | Knex.Transaction, taskId: string): Promise<TaskLedger> {
-  const rows: Array<{ kind: LedgerKind; user_id: string; amount: number }> = await db('quota_ledger')
-    .where({ task_id: taskId })
-    .select('kind', 'user_id', 'amount');
-  const debit = rows.find((r) => r.kind === 'debit');
-  const has = (kind: LedgerKind) => rows.some((r) => r.kind === kind);
-  return {
-    debit: debit ? { userId: debit.user_id, amount: debit.amount } : undefined,
-    rejected: has('rejection'),
-    refunded: has('refund'),
-    settled: has('settled'),
-  };
+/** What the ledger holds about each task, for quota.rules to decide on, keyed by the task id in lower case. */
+export async function loadTaskLedgers(db: Knex | Knex.Transaction, taskIds: Iterable<string>): Promise<Map<string, TaskLedger>> {
+  const ids = [...new Set([...taskIds].map((id) => id.toLowerCase()))];
+  const rows: Array<{ task_id: string; kind: LedgerKind; user_id: string; amount: number }> = await db('quota_ledger')
+    .whereIn('task_id', ids)
+    .whereIn('kind', perTaskKinds)
+    .select('task_id', 'kind', 'user_id', 'amount');
+  const ledgers = new Map<string, TaskLedger>(ids.map((id) => [id, { rejected: false, refunded: false, settled: false }]));
+  for (const row of rows) {
+    const task = ledgers.get(row.task_id)!;
+    if (row.kind === 'debit') task.debit = { userId: row.user_id, amount: row.amount };
+    if (row.kind === 'rejection') task.rejected = true;
+    if (row.kind === 'refund') task.refunded = true;
+    if (row.kind === 'settled') task.settled = true;
+  }
+  return ledgers;
 }

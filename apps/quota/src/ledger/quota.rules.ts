@@ -57,3 +57,45 @@ export function onGenerationSucceeded(task: TaskLedger): QuotaDecision {
   if (task.settled) return { kind: 'nothing', because: 'the task was already settled' };
   return { kind: 'settle', userId: task.debit.userId };
 }
+
+/** What a batch's decisions are taken on: the balances of the accounts locked, and the tasks' ledgers. */
+export interface QuotaBook {
+  balances: Map<string, number>;
+  tasks: Map<string, TaskLedger>;
+}
+
+/**
+ * Decisions for a batch of events, in their order: each is taken by `decide` on the book as the
+ * decisions before it left it, so two tasks of one user with one unit left get one debit and one
+ * refusal, and a task met twice is decided once. The book is left as the decisions make it.
+ */
+export function decideInTurn<E extends { taskId: string }>(
+  book: QuotaBook,
+  events: readonly E[],
+  decide: (task: TaskLedger, event: E, balanceOf: (userId: string) => number) => QuotaDecision,
+): Array<{ event: E; decision: QuotaDecision }> {
+  const balanceOf = (userId: string) => book.balances.get(userId) ?? 0;
+  return events.map((event) => {
+    const key = event.taskId.toLowerCase();
+    const task = book.tasks.get(key) ?? untouchedTask;
+    const decision = decide(task, event, balanceOf);
+    book.tasks.set(key, afterDecision(task, decision));
+    if (decision.kind === 'debit' || decision.kind === 'refund') book.balances.set(decision.userId, decision.balanceAfter);
+    return { event, decision };
+  });
+}
+
+function afterDecision(task: TaskLedger, decision: QuotaDecision): TaskLedger {
+  switch (decision.kind) {
+    case 'debit':
+      return { ...task, debit: { userId: decision.userId, amount: decision.amount } };
+    case 'reject':
+      return { ...task, rejected: true };
+    case 'refund':
+      return { ...task, refunded: true };
+    case 'settle':
+      return { ...task, settled: true };
+    case 'nothing':
+      return task;
+  }
+}

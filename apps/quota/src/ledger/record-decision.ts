@@ -1,28 +1,51 @@
 import { quotaRefunds } from '@app/metrics';
 import { causedBy, DomainEvent } from '@app/events';
-import type { HandlerContext } from '@app/messaging';
-import type { QuotaDecision } from './quota.rules';
+import type { BatchContext } from '@app/messaging';
+import { storeBalances } from './quota-account';
+import type { QuotaBook, QuotaDecision } from './quota.rules';
 
-/** Writes what quota.rules decided: its ledger row and, except for a settlement, its event. */
-export async function recordDecision({ trx, publish, afterCommit }: HandlerContext, cause: DomainEvent, decision: QuotaDecision): Promise<void> {
-  if (decision.kind === 'nothing') return;
-  const row = { user_id: decision.userId, task_id: cause.taskId, event_id: cause.eventId };
+const ledgerKind = { debit: 'debit', reject: 'rejection', refund: 'refund', settle: 'settled' } as const;
+
+/**
+ * Writes what quota.rules decided for a batch: its ledger rows with one statement, the balances they
+ * moved with one, and their events (none for a settlement) with one.
+ */
+export async function recordDecisions(
+  { trx, publish, afterCommit }: BatchContext,
+  book: QuotaBook,
+  decided: Array<{ event: DomainEvent; decision: QuotaDecision }>,
+): Promise<void> {
+  const taken = decided.filter(({ decision }) => decision.kind !== 'nothing') as Array<{
+    event: DomainEvent;
+    decision: Exclude<QuotaDecision, { kind: 'nothing' }>;
+  }>;
+  if (taken.length === 0) return;
+  await trx('quota_ledger').insert(
+    taken.map(({ event, decision }) => ({
+      user_id: decision.userId,
+      task_id: event.taskId,
+      event_id: event.eventId,
+      kind: ledgerKind[decision.kind],
+      amount: decision.kind === 'debit' || decision.kind === 'refund' ? decision.amount : 0,
+    })),
+  );
+  const moved = new Set(taken.filter(({ decision }) => decision.kind === 'debit' || decision.kind === 'refund').map(({ decision }) => decision.userId));
+  await storeBalances(trx, new Map([...moved].map((userId) => [userId, book.balances.get(userId)!])));
+  const refunded = taken.reduce((sum, { decision }) => sum + (decision.kind === 'refund' ? decision.amount : 0), 0);
+  if (refunded > 0) afterCommit(() => quotaRefunds.inc(refunded));
+  await publish(taken.flatMap(({ event, decision }) => eventsOf(event, decision)));
+}
+
+function eventsOf(cause: DomainEvent, decision: Exclude<QuotaDecision, { kind: 'nothing' }>): DomainEvent[] {
   switch (decision.kind) {
     case 'debit':
-      await trx('quota_ledger').insert({ ...row, kind: 'debit', amount: decision.amount });
-      return publish(causedBy(cause, 'QuotaDebited', { amount: decision.amount, balanceAfter: decision.balanceAfter }));
+      return [causedBy(cause, 'QuotaDebited', { amount: decision.amount, balanceAfter: decision.balanceAfter })];
     case 'reject':
-      await trx('quota_ledger').insert({ ...row, kind: 'rejection', amount: 0 });
-      return publish(causedBy(cause, 'QuotaRejected', { reason: decision.reason, balance: decision.balance }));
+      return [causedBy(cause, 'QuotaRejected', { reason: decision.reason, balance: decision.balance })];
     case 'refund':
-      await trx('quota_ledger').insert({ ...row, kind: 'refund', amount: decision.amount });
-      afterCommit(() => quotaRefunds.inc(decision.amount));
       // To the user the debit was taken from, whatever the failure event names.
-      return publish({
-        ...causedBy(cause, 'QuotaRefunded', { amount: decision.amount, balanceAfter: decision.balanceAfter }),
-        userId: decision.userId,
-      });
+      return [{ ...causedBy(cause, 'QuotaRefunded', { amount: decision.amount, balanceAfter: decision.balanceAfter }), userId: decision.userId }];
     case 'settle':
-      await trx('quota_ledger').insert({ ...row, kind: 'settled', amount: 0 });
+      return [];
   }
 }

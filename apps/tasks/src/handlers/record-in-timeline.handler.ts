@@ -1,8 +1,8 @@
 import type { DomainEvent } from '@app/events';
-import type { HandlerContext } from '@app/messaging';
-import { applyToTask } from '../projection/apply-to-task';
+import type { BatchContext } from '@app/messaging';
+import { applyToTasks } from '../projection/apply-to-task';
 
-/** An event that says something of a task moves its projection and joins its timeline. */
-export function recordInTimeline(event: DomainEvent, { trx, publish }: HandlerContext): Promise<void> {
-  return applyToTask(trx, event, publish);
+/** Events that say something of tasks move their projections and join their timelines. */
+export function recordInTimeline(events: DomainEvent[], { trx, publish }: BatchContext): Promise<void> {
+  return applyToTasks(trx, events, publish);
 }

@@ -1,10 +1,11 @@
 import { afterCommit } from '@app/database';
 import { taskEndToEndSeconds } from '@app/metrics';
 import type { Knex } from 'knex';
-import { causedBy, DomainEvent, TaskAccepted, TaskRequested } from '@app/events';
-import { attemptsOf, evolve, noFacts, outcomeOf, reasonOf, stateOf, TaskFacts } from '@app/task-state';
+import { DomainEvent } from '@app/events';
+import { noFacts, TaskFacts } from '@app/task-state';
+import { project, ProjectedTask, TaskChange } from './projection.rules';
 
-type Publish = (event: DomainEvent) => Promise<void>;
+type PublishAll = (events: DomainEvent[]) => Promise<void>;
 
 interface TaskRow {
   task_id: string;
@@ -13,80 +14,114 @@ interface TaskRow {
   created_at: Date;
 }
 
-/**
- * Applies one event to its task's projection, in the caller's transaction: the event joins the
- * timeline (once, by eventId), the facts and state move on, and when the task first reaches a
- * terminal state its outcome (TaskCompleted or TaskFailed) is published, exactly once. The task row
- * is locked, so events of one task arriving together on several topics apply one at a time.
- */
-export async function applyToTask(trx: Knex.Transaction, event: DomainEvent, publish: Publish): Promise<void> {
-  const task = await lockedTask(trx, event);
-  if (!(await appendToTimeline(trx, event))) return; // already applied
-
-  const facts = evolve(task.facts, event);
-  const changes: Record<string, unknown> = {
-    facts: JSON.stringify(facts),
-    state: stateOf(facts),
-    reason: reasonOf(facts),
-    attempts: attemptsOf(facts),
-    report_ref: facts.reportRef,
-    updated_at: trx.fn.now(),
-  };
-  if (event.eventType === 'TaskRequested' || event.eventType === 'TaskAccepted') Object.assign(changes, requestDetails(event));
-
-  const outcome = outcomeOf(facts);
-  if (outcome && !task.outcome_event_id) {
-    const { eventType, ...body } = outcome;
-    const terminal = causedBy(event, eventType, body as never, 'tasks');
-    await publish(terminal);
-    await appendToTimeline(trx, terminal);
-    changes.outcome_event_id = terminal.eventId;
-    const seconds = (terminal.occurredAt - new Date(task.created_at).getTime()) / 1000;
-    afterCommit(trx, () => taskEndToEndSeconds.observe({ outcome: eventType }, seconds));
-  }
-  await trx('tasks').where({ task_id: event.taskId }).update(changes);
+/** applyToTasks for one event, published one at a time. */
+export function applyToTask(trx: Knex.Transaction, event: DomainEvent, publish: (event: DomainEvent) => Promise<void>): Promise<void> {
+  return applyToTasks(trx, [event], async (events) => {
+    for (const outcome of events) await publish(outcome);
+  });
 }
 
 /**
- * The task's row, locked; made first when this is the first event of the task heard of. One query
- * in the usual cases: a request or an acceptance, a task's first events, is tried as an insert
- * first (a row this transaction made is its own until it commits); any other event as a lock.
+ * Applies events to their tasks' projections, in the caller's transaction: each event joins its
+ * task's timeline (once, by eventId), the facts and state move on as projection.rules decides, and a
+ * task that first reaches a terminal state gets its outcome (TaskCompleted or TaskFailed) published,
+ * exactly once. The tasks' rows are locked in key order, so events of one task arriving on several
+ * topics at once apply one batch after the other, and two batches never wait on each other in a
+ * circle. One statement per table whatever the number of events.
  */
-async function lockedTask(trx: Knex.Transaction, event: DomainEvent): Promise<TaskRow> {
-  const lock = () => trx('tasks').where({ task_id: event.taskId }).forUpdate().first<TaskRow | undefined>();
-  const create = () =>
-    trx('tasks')
-      .insert({ task_id: event.taskId, user_id: event.userId, state: 'QUEUED', facts: JSON.stringify(noFacts) })
-      .onConflict('task_id')
-      .ignore()
-      .returning<TaskRow[]>(['task_id', 'facts', 'outcome_event_id', 'created_at']);
-  if (event.eventType === 'TaskRequested' || event.eventType === 'TaskAccepted') {
-    const [made] = await create();
-    if (made) return made;
-    return (await lock())!;
+export async function applyToTasks(trx: Knex.Transaction, events: DomainEvent[], publish: PublishAll): Promise<void> {
+  if (events.length === 0) return;
+  const rows = await lockedTasks(trx, events);
+  const fresh = await appendToTimeline(trx, events);
+  const { changes, outcomes } = project(
+    projectionsOf(rows),
+    events.filter((event) => fresh.has(event.eventId.toLowerCase())),
+  );
+  if (outcomes.length > 0) {
+    await publish(outcomes.map(({ outcome }) => outcome));
+    await appendToTimeline(
+      trx,
+      outcomes.map(({ outcome }) => outcome),
+    );
+    const createdAt = new Map(rows.map((row) => [row.task_id, new Date(row.created_at).getTime()]));
+    afterCommit(trx, () => {
+      for (const { outcome } of outcomes) {
+        const seconds = (outcome.occurredAt - (createdAt.get(outcome.taskId.toLowerCase()) ?? outcome.occurredAt)) / 1000;
+        taskEndToEndSeconds.observe({ outcome: outcome.eventType }, seconds);
+      }
+    });
   }
-  const existing = await lock();
-  if (existing) return existing;
-  await create();
-  return (await lock())!;
+  await updateTasks(trx, changes);
 }
 
-function requestDetails(event: TaskRequested | TaskAccepted) {
-  return { report_type: event.reportType, input: event.input, idempotency_key: event.idempotencyKey };
+function projectionsOf(rows: TaskRow[]): Map<string, ProjectedTask> {
+  return new Map(rows.map((row) => [row.task_id, { taskId: row.task_id, facts: row.facts, outcomeEventId: row.outcome_event_id }]));
 }
 
-async function appendToTimeline(trx: Knex.Transaction, event: DomainEvent): Promise<boolean> {
-  const inserted = await trx('task_timeline')
-    .insert({
-      task_id: event.taskId,
-      event_id: event.eventId,
-      event_type: event.eventType,
-      occurred_at: new Date(event.occurredAt),
-      producer: event.producer,
-      payload: JSON.stringify(event),
-    })
+/**
+ * The events' tasks' rows, locked in key order; a task first heard of here (events of one task come
+ * on several topics, in any order) is made first. One query when every task exists.
+ */
+async function lockedTasks(trx: Knex.Transaction, events: DomainEvent[]): Promise<TaskRow[]> {
+  const firstOf = new Map<string, DomainEvent>();
+  for (const event of events) if (!firstOf.has(event.taskId.toLowerCase())) firstOf.set(event.taskId.toLowerCase(), event);
+  const lock = (ids: string[]) =>
+    trx('tasks').whereIn('task_id', ids).orderBy('task_id').forUpdate().select<TaskRow[]>('task_id', 'facts', 'outcome_event_id', 'created_at');
+  const rows = await lock([...firstOf.keys()]);
+  const missing = [...firstOf.keys()].filter((id) => !rows.some((row) => row.task_id === id)).sort();
+  if (missing.length === 0) return rows;
+  await trx('tasks')
+    .insert(missing.map((id) => ({ task_id: id, user_id: firstOf.get(id)!.userId, state: 'QUEUED', facts: JSON.stringify(noFacts) })))
+    .onConflict('task_id')
+    .ignore();
+  return [...rows, ...(await lock(missing))];
+}
+
+/** The ids (in lower case) of the events that joined a timeline now; the others were there already. */
+async function appendToTimeline(trx: Knex.Transaction, events: DomainEvent[]): Promise<Set<string>> {
+  const inserted: Array<{ event_id: string }> = await trx('task_timeline')
+    .insert(
+      events.map((event) => ({
+        task_id: event.taskId,
+        event_id: event.eventId,
+        event_type: event.eventType,
+        occurred_at: new Date(event.occurredAt),
+        producer: event.producer,
+        payload: JSON.stringify(event),
+      })),
+    )
     .onConflict('event_id')
     .ignore()
     .returning('event_id');
-  return inserted.length === 1;
+  return new Set(inserted.map((row) => row.event_id));
+}
+
+/** Every changed task's row, with one statement. */
+async function updateTasks(trx: Knex.Transaction, changes: TaskChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  const records = changes.map((change) => ({
+    task_id: change.taskId,
+    facts: change.facts,
+    state: change.state,
+    reason: change.reason,
+    attempts: change.attempts,
+    report_ref: change.reportRef,
+    outcome_event_id: change.outcomeEventId,
+    has_request: change.request !== undefined,
+    report_type: change.request?.reportType ?? null,
+    input: change.request?.input ?? null,
+    idempotency_key: change.request?.idempotencyKey ?? null,
+  }));
+  await trx.raw(
+    `update tasks as t set facts = r.facts, state = r.state, reason = r.reason, attempts = r.attempts, report_ref = r.report_ref,
+       outcome_event_id = r.outcome_event_id,
+       report_type = case when r.has_request then r.report_type else t.report_type end,
+       input = case when r.has_request then r.input::jsonb else t.input end,
+       idempotency_key = case when r.has_request then r.idempotency_key else t.idempotency_key end,
+       updated_at = now()
+     from jsonb_to_recordset(?::jsonb) as r(task_id uuid, facts jsonb, state text, reason text, attempts integer, report_ref text,
+       outcome_event_id uuid, has_request boolean, report_type text, input text, idempotency_key text)
+     where t.task_id = r.task_id`,
+    [JSON.stringify(records)],
+  );
 }

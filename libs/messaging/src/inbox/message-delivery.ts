@@ -2,15 +2,16 @@ import { consumerMessages, deadLetters, inboxDuplicates, retries } from '@app/me
 import type { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
 import type { KafkaMessage } from 'kafkajs';
-import { DomainEvent, EventType } from '@app/events';
+import { DomainEvent } from '@app/events';
 import { BackoffPolicy, exponentialDelay } from '@app/timing';
 import { deadLetterMessage } from '../dead-letters';
 import { ErrorCode, errorCodeOf, isInfrastructureError, isRetriable, PlatformError } from '@app/failures';
 import { EventCodec } from '../event.codec';
 import type { IdempotentProducer } from '../idempotent-producer';
 import { failSpan, inSpan, Span } from '@app/tracing';
-import { ConsumedMessage, consumerSpanOptions, handlerContextFor, inboxEntryOf } from './consumed-message';
-import { EventHandler, EventHandlers } from './event-handlers';
+import { ConsumedMessage, consumerSpanOptions, inboxEntryOf } from './consumed-message';
+import { ReactionFailure, Reactions } from './reactions';
+import { EventHandlers } from './event-handlers';
 import { pauseHeartbeating } from './pause-heartbeating';
 import { recordAllInInbox, recordInInbox } from './record-in-inbox';
 
@@ -46,6 +47,7 @@ export interface DeliveryOptions {
  */
 export class MessageDelivery {
   readonly stats: ConsumerStats = { processed: 0, duplicates: 0, retried: 0, deadLettered: 0, outages: 0 };
+  private readonly reactions: Reactions;
 
   constructor(
     private readonly knex: Knex,
@@ -54,7 +56,9 @@ export class MessageDelivery {
     private readonly deadLetterTopic: string,
     private readonly logger: Logger,
     private readonly options: DeliveryOptions,
-  ) {}
+  ) {
+    this.reactions = new Reactions(options.name, options.handlers, logger);
+  }
 
   /**
    * One message to its end: handled, dead-lettered, or given back unprocessed when the batch stops
@@ -92,7 +96,7 @@ export class MessageDelivery {
       await this.deadLetter(topic, partition, message, error.code, error, 1);
       return 'dead-lettered';
     }
-    if (!this.options.handlers[event.eventType]) return 'handled'; // cannot happen since values must match their topic; kept as a guard
+    if (!this.reactions.handles(event.eventType)) return 'handled'; // cannot happen since values must match their topic; kept as a guard
     return inSpan(`process ${event.eventType}`, consumerSpanOptions(event, this.consumed(topic, partition, message)), (span) =>
       this.handle(event, topic, partition, message, control, span, failedTogether),
     );
@@ -133,11 +137,12 @@ export class MessageDelivery {
   }
 
   /**
-   * Messages of one partition in one transaction, in order: all decoded first, their inbox rows
-   * written by one statement, then each new one handled in its own consumer span — one commit and one
-   * inbox round trip for them all. The first that fails (it cannot be decoded, its handler throws, a
-   * dependency is down) rolls them all back, and is named so that the caller delivers them one by one
-   * up to it, that one with `failedTogether`.
+   * Messages of one partition in one transaction: all decoded first, their inbox rows written by one
+   * statement, then the new ones handed to the handler together, in offset order — one commit and one
+   * inbox round trip for them all, and, for a set-based handler, one statement per table. Whatever
+   * fails (a message cannot be decoded, the handler throws, a dependency is down, the commit) rolls
+   * them all back, and is named so that the caller delivers them one by one up to it, that one with
+   * `failedTogether`; when the one at fault is not known, all of them, none with a failed attempt.
    */
   async deliverTogether(topic: string, partition: number, messages: KafkaMessage[]): Promise<{ failure?: { index: number; error: unknown } }> {
     const started = process.hrtime.bigint();
@@ -149,25 +154,26 @@ export class MessageDelivery {
         return { failure: { index: events.length, error } };
       }
     }
-    let index = 0;
-    let inboxWritten = false;
+    const unknownFault = { failure: { index: messages.length - 1, error: undefined } };
     let fresh: boolean[];
     try {
       fresh = await this.knex.transaction(async (trx) => {
+        const consumed = messages.map((message) => this.consumed(topic, partition, message));
+        // Which message's row failed, the statement does not say (an event id that is no uuid).
         const firstTimes = await recordAllInInbox(
           trx,
-          events.map((event, i) => inboxEntryOf(event, this.consumed(topic, partition, messages[i]))),
+          events.map((event, i) => inboxEntryOf(event, consumed[i])),
+        ).catch(() => Promise.reject(new ReactionFailure(undefined, undefined)));
+        await this.reactions.reactTogether(
+          trx,
+          events.map((event, i) => ({ event, consumed: consumed[i], firstTime: firstTimes[i] })),
         );
-        inboxWritten = true;
-        for (; index < messages.length; index++) await this.handleTogether(trx, events[index], firstTimes[index], topic, partition, messages[index]);
         return firstTimes;
       });
     } catch (error) {
-      // Failing at the inbox rows (which message's row, the statement does not say: an event id that
-      // is no uuid) or at the commit is no known message's fault: all go one by one, none with a
-      // failed attempt, and the one at fault fails on its own.
-      const atFault = inboxWritten && index < messages.length;
-      return { failure: atFault ? { index, error } : { index: messages.length - 1, error: undefined } };
+      // A failure at the commit is no known message's fault either.
+      if (error instanceof ReactionFailure && error.atFault !== undefined) return { failure: { index: error.atFault, error: error.error } };
+      return unknownFault;
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9 / messages.length;
     for (const firstTime of fresh) consumerMessages.observe({ consumer: this.options.name, result: this.counted(firstTime) }, seconds);
@@ -184,26 +190,12 @@ export class MessageDelivery {
     return firstTime ? 'handled' : 'duplicate';
   }
 
-  private handleTogether(trx: Knex.Transaction, event: DomainEvent, firstTime: boolean, topic: string, partition: number, message: KafkaMessage) {
-    return inSpan(`process ${event.eventType}`, consumerSpanOptions(event, this.consumed(topic, partition, message)), async (span) => {
-      span.setAttribute('attempt', 1);
-      span.setAttribute('delivery', firstTime ? 'handled' : 'duplicate');
-      await this.handleIfNew(trx, event, firstTime, topic, partition, message);
-    });
-  }
-
   /** The inbox row, and the handler when the event is new to this consumer; true when it was. */
   private async handleIn(trx: Knex.Transaction, event: DomainEvent, topic: string, partition: number, message: KafkaMessage) {
-    const fresh = await recordInInbox(trx, inboxEntryOf(event, this.consumed(topic, partition, message)));
-    await this.handleIfNew(trx, event, fresh, topic, partition, message);
-    return fresh;
-  }
-
-  /** The handler, when the inbox says the event is new; a debug line in the message's span either way (it carries the ids). */
-  private async handleIfNew(trx: Knex.Transaction, event: DomainEvent, firstTime: boolean, topic: string, partition: number, message: KafkaMessage) {
-    const handler = this.options.handlers[event.eventType] as EventHandler<EventType>;
-    if (firstTime) await handler(event as never, handlerContextFor(trx, this.consumed(topic, partition, message)));
-    this.logger.debug(`${firstTime ? 'handled' : 'already handled'} ${event.eventType} from ${topic}[${partition}]@${message.offset}`);
+    const consumed = this.consumed(topic, partition, message);
+    const firstTime = await recordInInbox(trx, inboxEntryOf(event, consumed));
+    await this.reactions.reactToOne(trx, { event, consumed, firstTime });
+    return firstTime;
   }
 
   private consumed(topic: string, partition: number, message: KafkaMessage): ConsumedMessage {

@@ -1,0 +1,16 @@
+import type { Knex } from 'knex';
+import { loadTaskLedgers, lockAccounts } from './quota-account';
+import type { QuotaBook } from './quota.rules';
+
+/**
+ * The book for events that name a task but not, in a way to trust, whose quota it took (a generation's
+ * outcome): the accounts locked are those the tasks' debits were taken from, and the tasks' ledgers are
+ * read again under those locks, since a refund or settlement may have been decided meanwhile.
+ */
+export async function debitedBook(trx: Knex.Transaction, taskIds: string[]): Promise<QuotaBook> {
+  const before = await loadTaskLedgers(trx, taskIds);
+  const debitedUsers = [...before.values()].flatMap((task) => (task.debit ? [task.debit.userId] : []));
+  if (debitedUsers.length === 0) return { balances: new Map(), tasks: before };
+  const balances = await lockAccounts(trx, debitedUsers, 0);
+  return { balances, tasks: await loadTaskLedgers(trx, taskIds) };
+}

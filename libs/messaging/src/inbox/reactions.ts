@@ -1,0 +1,148 @@
+import { afterCommit } from '@app/database';
+import type { Knex } from 'knex';
+import type { Logger } from '@nestjs/common';
+import { DomainEvent, EventType } from '@app/events';
+import { failSpan, inSpan, openSpan, Span, traceparentOf } from '@app/tracing';
+import { addAllToOutbox } from '../outbox/add-to-outbox';
+import { childTraceparent } from '../trace';
+import { ConsumedMessage, consumerSpanOptions, handlerContextFor } from './consumed-message';
+import { BatchContext, EventHandler, EventHandlers, isSetBased, SetBasedHandler } from './event-handlers';
+
+/** An event read from Kafka, with where it came from, and whether the inbox has seen it before. */
+export interface Arrival {
+  event: DomainEvent;
+  consumed: ConsumedMessage;
+  firstTime: boolean;
+}
+
+/** A reaction that failed; `atFault` is the arrival that made it fail, when that is known. */
+export class ReactionFailure extends Error {
+  constructor(
+    readonly error: unknown,
+    readonly atFault: number | undefined,
+  ) {
+    super((error as Error)?.message);
+  }
+}
+
+/**
+ * Runs a consumer's handler on arrivals of one event type, in one transaction: the new ones only,
+ * in offset order. A set-based handler gets them all at once, each in a consumer span of its own
+ * that its outbox rows continue; a one-at-a-time handler gets them in turn, each inside its span.
+ */
+export class Reactions {
+  constructor(
+    private readonly consumer: string,
+    private readonly handlers: EventHandlers,
+    private readonly logger: Logger,
+  ) {}
+
+  handles(type: EventType): boolean {
+    return this.handlers[type] !== undefined;
+  }
+
+  /** One arrival, inside the consumer span the caller has made active. */
+  async reactToOne(trx: Knex.Transaction, arrival: Arrival): Promise<void> {
+    if (arrival.firstTime) await this.reactAlone(trx, arrival);
+    this.logArrival(arrival);
+  }
+
+  private async reactAlone(trx: Knex.Transaction, arrival: Arrival): Promise<void> {
+    const handler = this.handlerOf(arrival.event.eventType);
+    if (isSetBased(handler)) await handler.handle([arrival.event], this.batchContext(trx, [arrival], [undefined]));
+    else await handler(arrival.event as never, handlerContextFor(trx, arrival.consumed));
+  }
+
+  /** Arrivals of one partition of one topic; a failure says which arrival is at fault when it can. */
+  async reactTogether(trx: Knex.Transaction, arrivals: Arrival[]): Promise<void> {
+    if (arrivals.length === 0) return;
+    const handler = this.handlerOf(arrivals[0].event.eventType);
+    if (!isSetBased(handler)) return this.oneAfterAnother(trx, handler, arrivals);
+    const fresh = arrivals.filter((arrival) => arrival.firstTime);
+    for (const copy of arrivals.filter((arrival) => !arrival.firstTime)) this.closedSpan(copy).end();
+    if (fresh.length === 1) {
+      // A batch of one runs inside its event's span, as a delivery on its own does.
+      const only = fresh[0];
+      await inSpan(`process ${only.event.eventType}`, consumerSpanOptions(only.event, only.consumed), async (span) => {
+        span.setAttributes({ attempt: 1, delivery: 'handled' });
+        await this.reactAlone(trx, only).catch((error) => {
+          throw new ReactionFailure(error, arrivals.indexOf(only));
+        });
+      });
+    } else if (fresh.length > 1) await this.setBasedOver(trx, handler, fresh);
+    for (const arrival of arrivals) this.logArrival(arrival);
+  }
+
+  /** Many new events to a set-based handler: when it fails, which one is at fault is not known. */
+  private async setBasedOver(trx: Knex.Transaction, handler: SetBasedHandler<EventType>, fresh: Arrival[]) {
+    const spans = fresh.map((arrival) => openSpan(`process ${arrival.event.eventType}`, consumerSpanOptions(arrival.event, arrival.consumed)));
+    for (const span of spans) span.setAttributes({ attempt: 1, delivery: 'handled' });
+    try {
+      const facts = { consumer: this.consumer, eventType: fresh[0].event.eventType, batchSize: fresh.length };
+      await inSpan(`process ${fresh.length} ${fresh[0].event.eventType}`, { facts }, () =>
+        handler.handle(
+          fresh.map((arrival) => arrival.event),
+          this.batchContext(trx, fresh, spans),
+        ),
+      );
+    } catch (error) {
+      for (const span of spans) failSpan(span, error);
+      throw new ReactionFailure(error, undefined);
+    } finally {
+      for (const span of spans) span.end();
+    }
+  }
+
+  private async oneAfterAnother(trx: Knex.Transaction, handler: EventHandler<EventType>, arrivals: Arrival[]) {
+    for (const [index, arrival] of arrivals.entries()) {
+      await inSpan(`process ${arrival.event.eventType}`, consumerSpanOptions(arrival.event, arrival.consumed), async (span) => {
+        span.setAttributes({ attempt: 1, delivery: arrival.firstTime ? 'handled' : 'duplicate' });
+        if (arrival.firstTime) {
+          await handler(arrival.event as never, handlerContextFor(trx, arrival.consumed)).catch((error) => {
+            throw new ReactionFailure(error, index);
+          });
+        }
+        this.logArrival(arrival);
+      });
+    }
+  }
+
+  /**
+   * `spans[i]` is the consumer span of `arrivals[i]` (undefined: the active one). An event published
+   * continues the span of the arrival that caused it; without tracing, the trace its message carried.
+   */
+  private batchContext(trx: Knex.Transaction, arrivals: Arrival[], spans: Array<Span | undefined>): BatchContext {
+    const byEventId = new Map(arrivals.map((arrival, i) => [arrival.event.eventId, { arrival, span: spans[i] }]));
+    return {
+      trx,
+      publish: (events) =>
+        addAllToOutbox(
+          trx,
+          events.map((event) => {
+            const cause = event.causationId ? byEventId.get(event.causationId) : undefined;
+            const incoming = cause?.arrival.consumed.message.headers?.traceparent?.toString();
+            // Stamped with this consumer's service: a handler cannot write in another producer's name.
+            return { event: { ...event, producer: this.consumer }, traceparent: traceparentOf(cause?.span) ?? childTraceparent(incoming, event.correlationId) };
+          }),
+        ),
+      afterCommit: (then) => afterCommit(trx, then),
+      traceparentOf: (event) => traceparentOf(byEventId.get(event.eventId)?.span),
+    };
+  }
+
+  private closedSpan(copy: Arrival): Span {
+    const span = openSpan(`process ${copy.event.eventType}`, consumerSpanOptions(copy.event, copy.consumed));
+    span.setAttributes({ attempt: 1, delivery: 'duplicate' });
+    return span;
+  }
+
+  private handlerOf(type: EventType) {
+    return this.handlers[type] as EventHandler<EventType> | SetBasedHandler<EventType>;
+  }
+
+  private logArrival({ event, firstTime, consumed }: Arrival) {
+    this.logger.debug(
+      `${firstTime ? 'handled' : 'already handled'} ${event.eventType} from ${consumed.topic}[${consumed.partition}]@${consumed.message.offset}`,
+    );
+  }
+}
