@@ -25,6 +25,8 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
   private readonly runningPerUser = new Map<string, number>();
   private readonly loop: WorkerLoop;
   private lastRecovery = 0;
+  /** A due job was left for want of a slot (this instance's, or its user's): a finishing attempt looks again. */
+  private jobsWaitForSlots = false;
 
   constructor(
     @Inject(KNEX) private readonly knex: Knex,
@@ -61,8 +63,9 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
 
   /**
    * Starts what is due, up to the concurrency; runs again at once while more may be due and room is
-   * left. Each finished attempt wakes it, so interrupted attempts are looked for once per poll
-   * interval, not on every wake (a lease outlives a model call by far).
+   * left. A finished attempt wakes it when due jobs were left waiting for a slot (otherwise a claim
+   * would find nothing: a job made due wakes it itself). Interrupted attempts are looked for once per
+   * poll interval, not on every wake (a lease outlives a model call by far).
    */
   private async round(): Promise<boolean> {
     if (Date.now() - this.lastRecovery >= this.config.pollIntervalMs) {
@@ -71,8 +74,12 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
     }
     const { concurrency, maxPerUser } = this.config;
     const free = concurrency - this.inFlight.size;
-    if (free <= 0) return false;
-    const { jobs, more } = await claimDueJobs(this.knex, free, this.leaseMs, { maxPerUser, running: this.runningPerUser });
+    if (free <= 0) {
+      this.jobsWaitForSlots = true;
+      return false;
+    }
+    const { jobs, more, passedOver } = await claimDueJobs(this.knex, free, this.leaseMs, { maxPerUser, running: this.runningPerUser });
+    this.jobsWaitForSlots = more || passedOver;
     for (const job of jobs) this.track(job.user_id, this.attempt(job));
     return more && this.inFlight.size < concurrency;
   }
@@ -85,7 +92,7 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
       const left = (this.runningPerUser.get(userId) ?? 1) - 1;
       if (left > 0) this.runningPerUser.set(userId, left);
       else this.runningPerUser.delete(userId);
-      this.loop.wake(); // room for another attempt
+      if (this.jobsWaitForSlots) this.loop.wake(); // room for another attempt
     });
   }
 

@@ -2,8 +2,8 @@ import { retries } from '@app/metrics';
 import { afterCommit } from '@app/database';
 import type { Knex } from 'knex';
 import { capText, newEvent } from '@app/events';
-import { addToOutbox, traceparentFor } from '@app/messaging';
-import { inSpan } from '@app/tracing';
+import { addAllToOutbox, addToOutbox, childTraceparent, traceparentFor } from '@app/messaging';
+import { openSpan, traceparentOf } from '@app/tracing';
 import type { ModelOutcome } from '../model/model-outcome.rules';
 import { AttemptDecision } from './attempt-outcome.rules';
 
@@ -30,9 +30,9 @@ export interface UserShare {
  * Claims up to `limit` due jobs, and says whether more may be due: each starts its next attempt under
  * a lease, and GenerationStarted is published in the same transaction. SKIP LOCKED lets several
  * instances share the work. A user already running their share is passed over, so one user's slow or
- * hanging tasks cannot hold every slot while others wait.
+ * hanging tasks cannot hold every slot while others wait; `passedOver` says some due job was.
  */
-export async function claimDueJobs(knex: Knex, limit: number, leaseMs: number, share: UserShare): Promise<{ jobs: Job[]; more: boolean }> {
+export async function claimDueJobs(knex: Knex, limit: number, leaseMs: number, share: UserShare): Promise<{ jobs: Job[]; more: boolean; passedOver: boolean }> {
   return knex.transaction(async (trx) => {
     const candidateLimit = limit * 4;
     const candidates: Job[] = await trx('generation_jobs')
@@ -51,21 +51,49 @@ export async function claimDueJobs(knex: Knex, limit: number, leaseMs: number, s
         return true;
       })
       .slice(0, limit);
-    for (const job of due) {
-      job.attempts += 1;
-      await trx('generation_jobs')
-        .where({ task_id: job.task_id })
-        .update({ status: 'running', attempts: job.attempts, lease_until: new Date(Date.now() + leaseMs), updated_at: trx.fn.now() });
-      await trx('generation_attempts').insert({ task_id: job.task_id, attempt: job.attempts, started_at: trx.fn.now() });
-      // In the task's trace, under the context the job was scheduled in (the claim itself is in none).
-      const started = newEvent('GenerationStarted', { attempt: job.attempts }, origin(job), 'generation');
-      const facts = { taskId: job.task_id, attempt: job.attempts };
-      await inSpan('generation attempt claimed', { parent: job.traceparent ?? traceparentFor(job.correlation_id), facts }, () => addToOutbox(trx, started));
-    }
+    await startAttempts(trx, due, leaseMs);
     // Fewer claimed than asked for with no candidate left unread: nothing else is due now. Nothing
     // claimed at all: what is due belongs to users at their share, and a finishing attempt wakes us.
-    return { jobs: due, more: due.length > 0 && (due.length === limit || candidates.length === candidateLimit) };
+    return {
+      jobs: due,
+      more: due.length > 0 && (due.length === limit || candidates.length === candidateLimit),
+      passedOver: due.length < Math.min(limit, candidates.length),
+    };
   });
+}
+
+/**
+ * The jobs' next attempts started, with one statement per table: running under a lease, an attempt
+ * row each, and their GenerationStarted, each in its task's trace under the context the job was
+ * scheduled in (the claim itself is in none).
+ */
+async function startAttempts(trx: Knex.Transaction, jobs: Job[], leaseMs: number): Promise<void> {
+  if (jobs.length === 0) return;
+  for (const job of jobs) job.attempts += 1;
+  await trx('generation_jobs')
+    .whereIn(
+      'task_id',
+      jobs.map((job) => job.task_id),
+    )
+    .update({ status: 'running', attempts: trx.raw('attempts + 1'), lease_until: new Date(Date.now() + leaseMs), updated_at: trx.fn.now() });
+  await trx('generation_attempts').insert(jobs.map((job) => ({ task_id: job.task_id, attempt: job.attempts, started_at: trx.fn.now() })));
+  const spans = jobs.map((job) =>
+    openSpan('generation attempt claimed', {
+      parent: job.traceparent ?? traceparentFor(job.correlation_id),
+      facts: { taskId: job.task_id, attempt: job.attempts },
+    }),
+  );
+  try {
+    await addAllToOutbox(
+      trx,
+      jobs.map((job, i) => ({
+        event: newEvent('GenerationStarted', { attempt: job.attempts }, origin(job), 'generation'),
+        traceparent: traceparentOf(spans[i]) ?? childTraceparent(job.traceparent ?? undefined, job.correlation_id),
+      })),
+    );
+  } finally {
+    for (const span of spans) span.end();
+  }
 }
 
 const interrupted = (db: Knex) => db('generation_jobs').where({ status: 'running' }).where('lease_until', '<', db.fn.now());

@@ -1,5 +1,14 @@
 import fc from 'fast-check';
-import { onGenerationFailed, onGenerationSucceeded, onTaskAccepted, onTaskTimedOut, QuotaDecision, TaskLedger, untouchedTask } from './quota.rules';
+import {
+  decideInTurn,
+  onGenerationFailed,
+  onGenerationSucceeded,
+  onTaskAccepted,
+  onTaskTimedOut,
+  QuotaDecision,
+  TaskLedger,
+  untouchedTask,
+} from './quota.rules';
 
 const debitedBy = (userId: string, more: Partial<TaskLedger> = {}): TaskLedger => ({ ...untouchedTask, debit: { userId, amount: 1 }, ...more });
 
@@ -108,6 +117,59 @@ describe('quota rules under any sequence of events', () => {
         }
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('quota decisions over a batch, in turn', () => {
+  const accepted = (taskId: string, userId: string) => ({ taskId, userId });
+  const onAccepted = (task: TaskLedger, event: { userId: string }, balanceOf: (userId: string) => number) =>
+    onTaskAccepted(task, event.userId, balanceOf(event.userId));
+
+  it('given one unit left, when two tasks of that user arrive together, then the first is debited and the second refused', () => {
+    const book = { balances: new Map([['ann', 1]]), tasks: new Map<string, TaskLedger>() };
+    const decided = decideInTurn(book, [accepted('t1', 'ann'), accepted('t2', 'ann')], onAccepted);
+    expect(decided.map(({ decision }) => decision)).toEqual([
+      { kind: 'debit', userId: 'ann', amount: 1, balanceAfter: 0 },
+      { kind: 'reject', userId: 'ann', reason: 'INSUFFICIENT_QUOTA', balance: 0 },
+    ]);
+    expect(book.balances.get('ann')).toBe(0);
+  });
+
+  it('given a task met twice in the batch, then it is decided once', () => {
+    const book = { balances: new Map([['ann', 5]]), tasks: new Map<string, TaskLedger>() };
+    const decided = decideInTurn(book, [accepted('t1', 'ann'), accepted('T1', 'ann')], onAccepted);
+    expect(decided.map(({ decision }) => decision.kind)).toEqual(['debit', 'nothing']);
+    expect(book.balances.get('ann')).toBe(4);
+  });
+
+  it('given a debited task, when its failure arrives, then the debit goes back to the user it was taken from, on the balance the book holds', () => {
+    const book = { balances: new Map([['ann', 2]]), tasks: new Map([['t1', debitedBy('ann')]]) };
+    const decided = decideInTurn(book, [{ taskId: 't1', userId: 'mallory' }], (task, _event, balanceOf) =>
+      onGenerationFailed(task, balanceOf(task.debit!.userId)),
+    );
+    expect(decided[0].decision).toEqual({ kind: 'refund', userId: 'ann', amount: 1, balanceAfter: 3 });
+    expect(book.tasks.get('t1')).toMatchObject({ refunded: true });
+  });
+
+  it('decides a batch exactly as the same events one batch each would be decided', () => {
+    const arrival = fc.record({ task: fc.constantFrom('t1', 't2', 't3'), user: fc.constantFrom('ann', 'bob') });
+    fc.assert(
+      fc.property(fc.array(arrival, { maxLength: 12 }), fc.nat(3), (arrivals, units) => {
+        const events = arrivals.map(({ task, user }) => accepted(task, user));
+        const freshBook = () => ({
+          balances: new Map([
+            ['ann', units],
+            ['bob', units],
+          ]),
+          tasks: new Map<string, TaskLedger>(),
+        });
+        const together = decideInTurn(freshBook(), events, onAccepted).map(({ decision }) => decision);
+        const alone = freshBook();
+        const oneByOne = events.flatMap((event) => decideInTurn(alone, [event], onAccepted).map(({ decision }) => decision));
+        expect(together).toEqual(oneByOne);
+      }),
+      { numRuns: 300 },
     );
   });
 });

@@ -60,20 +60,32 @@ function projectionsOf(rows: TaskRow[]): Map<string, ProjectedTask> {
 
 /**
  * The events' tasks' rows, locked in key order; a task first heard of here (events of one task come
- * on several topics, in any order) is made first. One query when every task exists.
+ * on several topics, in any order) is made first. One query in the usual cases: a request or an
+ * acceptance, a task's first events, is tried as an insert first (a row this transaction made is
+ * its own until it commits); any other event as a lock.
  */
 async function lockedTasks(trx: Knex.Transaction, events: DomainEvent[]): Promise<TaskRow[]> {
   const firstOf = new Map<string, DomainEvent>();
   for (const event of events) if (!firstOf.has(event.taskId.toLowerCase())) firstOf.set(event.taskId.toLowerCase(), event);
-  const lock = (ids: string[]) =>
-    trx('tasks').whereIn('task_id', ids).orderBy('task_id').forUpdate().select<TaskRow[]>('task_id', 'facts', 'outcome_event_id', 'created_at');
-  const rows = await lock([...firstOf.keys()]);
-  const missing = [...firstOf.keys()].filter((id) => !rows.some((row) => row.task_id === id)).sort();
+  const ids = [...firstOf.keys()].sort();
+  const lock = (some: string[]) =>
+    trx('tasks').whereIn('task_id', some).orderBy('task_id').forUpdate().select<TaskRow[]>('task_id', 'facts', 'outcome_event_id', 'created_at');
+  const create = (some: string[]) =>
+    trx('tasks')
+      .insert(some.map((id) => ({ task_id: id, user_id: firstOf.get(id)!.userId, state: 'QUEUED', facts: JSON.stringify(noFacts) })))
+      .onConflict('task_id')
+      .ignore()
+      .returning<TaskRow[]>(['task_id', 'facts', 'outcome_event_id', 'created_at']);
+  const missingFrom = (rows: TaskRow[]) => ids.filter((id) => !rows.some((row) => row.task_id === id));
+  if (events.every((event) => event.eventType === 'TaskRequested' || event.eventType === 'TaskAccepted')) {
+    const made = await create(ids);
+    const existing = missingFrom(made);
+    return existing.length === 0 ? made : [...made, ...(await lock(existing))];
+  }
+  const rows = await lock(ids);
+  const missing = missingFrom(rows);
   if (missing.length === 0) return rows;
-  await trx('tasks')
-    .insert(missing.map((id) => ({ task_id: id, user_id: firstOf.get(id)!.userId, state: 'QUEUED', facts: JSON.stringify(noFacts) })))
-    .onConflict('task_id')
-    .ignore();
+  await create(missing);
   return [...rows, ...(await lock(missing))];
 }
 

@@ -201,8 +201,8 @@ export class ConsumerRunner {
   }
 
   /**
-   * The batch's messages together, in transactions of up to `maxTogether`; when one fails, the
-   * messages up to it one by one (retries, dead letters and outages are handled there), then the
+   * The batch's messages together, in transactions of up to `maxTogether`; when one fails, those
+   * not handled up to it one by one (retries, dead letters and outages are handled there), then the
    * rest together again.
    */
   private async eachBatch({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload) {
@@ -221,11 +221,10 @@ export class ConsumerRunner {
     let rest = batch.messages;
     while (rest.length > 0 && control.stillOurs()) {
       const together = rest.slice(0, maxTogether);
-      const { failure } = await this.delivery.deliverTogether(topic, partition, together);
-      const upTo = failure ? failure.index : together.length - 1;
-      if (!failure) for (const message of together) await done(message, 'handled');
-      else {
-        for (let i = 0; i <= failure.index; i++) {
+      const { handled, failure } = await this.delivery.deliverTogether(topic, partition, together);
+      for (const message of together.slice(0, handled)) await done(message, 'handled');
+      if (failure) {
+        for (let i = handled; i <= failure.index; i++) {
           if (!control.stillOurs()) return;
           const outcome = await this.delivery.deliver(topic, partition, together[i], control, i === failure.index ? failure.error : undefined);
           if (outcome === 'given-back') return;
@@ -233,7 +232,7 @@ export class ConsumerRunner {
         }
       }
       await heartbeat();
-      rest = rest.slice(upTo + 1);
+      rest = rest.slice(failure ? failure.index + 1 : handled);
     }
   }
 }

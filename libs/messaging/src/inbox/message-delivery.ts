@@ -139,22 +139,31 @@ export class MessageDelivery {
   /**
    * Messages of one partition in one transaction: all decoded first, their inbox rows written by one
    * statement, then the new ones handed to the handler together, in offset order — one commit and one
-   * inbox round trip for them all, and, for a set-based handler, one statement per table. Whatever
-   * fails (a message cannot be decoded, the handler throws, a dependency is down, the commit) rolls
-   * them all back, and is named so that the caller delivers them one by one up to it, that one with
-   * `failedTogether`; when the one at fault is not known, all of them, none with a failed attempt.
+   * inbox round trip for them all, and, for a set-based handler, one statement per table. `handled`
+   * says how many, from the first, were committed. A message that cannot be decoded ends the batch
+   * before it: those before it are handled together, and it is named as the failure. Anything else
+   * that fails (the handler throws, a dependency is down, the commit) rolls them all back, and is
+   * named so that the caller delivers them one by one up to it, that one with `failedTogether`; when
+   * the one at fault is not known, all of them, none with a failed attempt.
    */
-  async deliverTogether(topic: string, partition: number, messages: KafkaMessage[]): Promise<{ failure?: { index: number; error: unknown } }> {
-    const started = process.hrtime.bigint();
+  async deliverTogether(topic: string, partition: number, messages: KafkaMessage[]): Promise<{ handled: number; failure?: { index: number; error: unknown } }> {
     const events: DomainEvent[] = [];
+    let undecodable: { index: number; error: unknown } | undefined;
     for (const message of messages) {
       try {
         events.push(await this.codec.decode(message.value, this.codec.typeOfTopic(topic)));
       } catch (error) {
-        return { failure: { index: events.length, error } };
+        undecodable = { index: events.length, error };
+        break;
       }
     }
-    const unknownFault = { failure: { index: messages.length - 1, error: undefined } };
+    if (events.length === 0) return { handled: 0, failure: undecodable };
+    const failure = await this.commitTogether(topic, partition, messages.slice(0, events.length), events);
+    return failure ? { handled: 0, failure } : { handled: events.length, failure: undecodable };
+  }
+
+  private async commitTogether(topic: string, partition: number, messages: KafkaMessage[], events: DomainEvent[]) {
+    const started = process.hrtime.bigint();
     let fresh: boolean[];
     try {
       fresh = await this.knex.transaction(async (trx) => {
@@ -172,12 +181,12 @@ export class MessageDelivery {
       });
     } catch (error) {
       // A failure at the commit is no known message's fault either.
-      if (error instanceof ReactionFailure && error.atFault !== undefined) return { failure: { index: error.atFault, error: error.error } };
-      return unknownFault;
+      if (error instanceof ReactionFailure && error.atFault !== undefined) return { index: error.atFault, error: error.error };
+      return { index: messages.length - 1, error: undefined };
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9 / messages.length;
     for (const firstTime of fresh) consumerMessages.observe({ consumer: this.options.name, result: this.counted(firstTime) }, seconds);
-    return {};
+    return undefined;
   }
 
   /** Counts a message handled for the first time, or a copy the inbox stopped. */
