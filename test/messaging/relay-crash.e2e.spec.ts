@@ -77,20 +77,21 @@ describe('the outbox relay when its process dies', () => {
     });
     await lockTaken;
 
-    // When the relay publishes it and is killed while waiting to mark it, its session with it (a
-    // statement the server already has would still run: the mark must not have reached it)
+    // When the relay publishes it, its mark (made by its next read) waits on the row, and the relay
+    // is killed, its session with it (a statement the server already has would still run: the mark
+    // must not have reached it)
     const first = await startQuota();
     await waitFor(() => copiesOf(event.eventId) === 1, { what: 'the first publication' });
-    await kill(first);
     const markingSession = await waitFor(
       async () => {
         const { rows } = await world.db.raw<{ rows: Array<{ pid: number }> }>(
-          "select pid from pg_stat_activity where datname = current_database() and query like 'update outbox set published_at%' and state = 'active'",
+          "select pid from pg_stat_activity where datname = current_database() and query like '%update outbox set published_at%' and state = 'active' and pid <> pg_backend_pid()",
         );
         return rows[0]?.pid;
       },
       { what: "the relay's mark waiting on the row" },
     );
+    await kill(first);
     await world.db.raw('select pg_terminate_backend(?)', [markingSession]);
     release();
     await holder;

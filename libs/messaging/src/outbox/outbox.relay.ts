@@ -47,7 +47,7 @@ export const relayLockKey = 7_140_001;
 
 /**
  * Publishes outbox rows in id order with an idempotent producer (see IdempotentProducer), a whole batch per
- * request, and marks them published. It reads and marks in a session of its own holding an advisory
+ * request, and marks them published with its next read. It reads and marks in a session of its own holding an advisory
  * lock (RelaySession), so that with several instances of a service exactly one publishes at a time
  * and order per key holds; when the publishing instance dies its session ends and another takes over.
  * A crash between Kafka's acknowledgement and the mark publishes those rows again: delivery is at
@@ -66,6 +66,8 @@ export class OutboxRelay {
   readonly stats: RelayStats = { published: 0, parked: 0, failedRounds: 0 };
   private readonly onCommit = () => this.loop.wake();
   private readonly session: RelaySession;
+  /** Rows Kafka acknowledged and not yet marked: the next read marks them in the same statement. */
+  private unmarked: Encoded[] = [];
 
   constructor(
     private readonly knex: Knex,
@@ -95,6 +97,9 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     outboxSignal.off(outboxCommitted, this.onCommit);
     await this.loop.stop();
+    await this.markUnmarked().catch((error) =>
+      this.logger.warn(`marking the last rows published failed (they will be published again): ${(error as Error).message}`),
+    );
     await this.session.close();
     await this.producer.disconnect();
   }
@@ -114,26 +119,20 @@ export class OutboxRelay {
   }
 
   /**
-   * One run: up to `batchesPerRun` batches, in requests under the byte limit, each request's rows
-   * marked once Kafka acknowledged it. It is pipelined: while a request is with the broker, the next
-   * batch is read and encoded and the request before it is marked. A request is sent only once the
+   * One run: up to `batchesPerRun` batches, in requests under the byte limit. It is pipelined: while
+   * a request is with the broker, the next batch is read and encoded. A request is sent only once the
    * one before it is acknowledged, so one is in flight at a time and a failure stops the run with
-   * everything before it marked. Returns whether rows may be left (false when another instance holds
-   * the lock). Rows after a parked row of the same key are not read, so a key's order holds.
+   * everything before it acknowledged; acknowledged rows are marked by the next read, this run's or
+   * the next one's (a relay that stops marks them then). Returns whether rows may be left (false when
+   * another instance holds the lock). Rows after a parked row of the same key are not read, so a
+   * key's order holds.
    */
   private async publishRun(): Promise<boolean> {
     const session = await this.session.locked();
     if (!session) return false;
-    /** Rows this run marked: with none, a failure is the round's. */
-    let published = 0;
+    /** Rows this run had acknowledged: with none, a failure is the round's. */
+    let sent = 0;
     let sending: Sending | undefined;
-    let acknowledged: Encoded[] = [];
-    const markAcknowledged = async () => {
-      await this.mark(session, acknowledged);
-      published += acknowledged.length;
-      this.stats.published += acknowledged.length;
-      acknowledged = [];
-    };
     /** False when the request in flight failed: the run stops there. */
     const awaitSending = async (): Promise<boolean> => {
       if (!sending) return true;
@@ -141,11 +140,12 @@ export class OutboxRelay {
       sending = undefined;
       const error = await failure;
       if (!error) {
-        acknowledged = request;
+        this.unmarked.push(...request);
+        sent += request.length;
         return true;
       }
       if (isTooLarge(error)) await this.refusedForSize(session, request, error);
-      else if (published === 0) throw error; // nothing of this run was sent: the round failed
+      else if (sent === 0) throw error; // nothing of this run was sent: the round failed
       return false;
     };
 
@@ -162,23 +162,56 @@ export class OutboxRelay {
       } catch (error) {
         // The registry failed us: the run ends keeping what it sent; with nothing sent, the round fails
         const sendingWent = await awaitSending();
-        await markAcknowledged();
-        if (sendingWent && published === 0) throw error;
+        if (sendingWent && sent === 0) throw error;
         return true;
       }
       for (const request of splitByBytes(encoded, this.maxBatchBytes)) {
         if (!(await awaitSending())) return true;
         sending = this.send(request);
-        await markAcknowledged();
       }
       if (!full) break;
     }
-    const sent = await awaitSending();
-    await markAcknowledged();
-    return !sent || full;
+    const went = await awaitSending();
+    return !went || full;
   }
 
-  private unpublishedAfter(session: Client, after: string): Promise<OutboxRow[]> {
+  /**
+   * The next unpublished rows after `after`, in id order; the statement also marks the rows Kafka
+   * acknowledged since the last read (one round trip for both: a run costs one statement, not two).
+   * A row being marked is not read again, though the read's snapshot does not see its mark yet.
+   */
+  private async unpublishedAfter(session: Client, after: string): Promise<OutboxRow[]> {
+    const marking = this.unmarked;
+    const ids = marking.map((e) => e.row.id);
+    let query = this.unpublishedAfterQuery(session, after);
+    if (ids.length > 0) {
+      query = query
+        .with('marked', this.knex.raw('update outbox set published_at = clock_timestamp() where id = any(?::bigint[])', [ids]))
+        .whereRaw('not (o.id = any(?::bigint[]))', [ids]);
+    }
+    const rows = await query;
+    this.marked(marking);
+    return rows;
+  }
+
+  /** Marks what Kafka acknowledged without reading (the relay is stopping). */
+  private async markUnmarked(): Promise<void> {
+    if (this.unmarked.length === 0) return;
+    const session = await this.session.locked();
+    if (!session) return;
+    const marking = this.unmarked;
+    // One array parameter rather than one per row
+    dbStatements.inc(); // its own session's statements pass no knex, which counts the others
+    await session.query('update outbox set published_at = clock_timestamp() where id = any($1::bigint[])', [marking.map((e) => e.row.id)]);
+    this.marked(marking);
+  }
+
+  private marked(rows: Encoded[]): void {
+    this.unmarked = this.unmarked.filter((e) => !rows.includes(e));
+    this.stats.published += rows.length;
+  }
+
+  private unpublishedAfterQuery(session: Client, after: string) {
     return this.knex('outbox as o')
       .connection(session)
       .select('o.id', 'o.event_type', 'o.message_key', 'o.payload', 'o.headers')
@@ -205,13 +238,6 @@ export class OutboxRelay {
       },
     );
     return { request, failure: failure.finally(() => spans.forEach((span) => span.end())) };
-  }
-
-  private async mark(session: Client, rows: Encoded[]): Promise<void> {
-    if (rows.length === 0) return;
-    // One array parameter rather than one per row
-    dbStatements.inc(); // its own session's statements pass no knex, which counts the others
-    await session.query('update outbox set published_at = clock_timestamp() where id = any($1::bigint[])', [rows.map((e) => e.row.id)]);
   }
 
   /** A lone row too large is parked; several rows too large together mean our limit is above the broker's. */

@@ -4,8 +4,8 @@ import { ownSession } from '@app/database';
 
 /**
  * The relay's own database session, apart from the pool. It takes the relay's advisory lock at
- * session level and keeps it while it lives, so the instance that publishes reads and marks with
- * one statement each, with no transaction around them (a transaction a run cost three more round
+ * session level and keeps it while it lives, so the instance that publishes reads (and marks what it
+ * published) with one statement, with no transaction around them (a transaction a run cost three more round
  * trips: begin, lock, commit). When the session ends — the process died, the server dropped it, or
  * a statement failed and `close` ended it — the lock goes with it and any instance may take over.
  * An instance that hangs rather than dies (paused, its event loop stuck) would keep it: the server
