@@ -8,7 +8,7 @@ import { tasksMigrations } from '../apps/tasks/src/migrations';
 import { TestEnv } from './support/test-env';
 
 const services: Array<[ServiceName, Migration[], string[]]> = [
-  ['tasks', tasksMigrations, ['inbox', 'outbox', 'tasks', 'task_timeline', 'idempotency_keys', 'rate_buckets']],
+  ['tasks', tasksMigrations, ['inbox', 'outbox', 'tasks', 'task_timeline', 'idempotency_keys', 'rate_buckets', 'user_open_tasks']],
   ['quota', quotaMigrations, ['inbox', 'outbox', 'quota_accounts', 'quota_ledger']],
   ['generation', generationMigrations, ['inbox', 'outbox', 'generation_jobs', 'generation_attempts']],
   ['notification', notificationMigrations, ['inbox', 'outbox', 'notifications', 'webhooks']],

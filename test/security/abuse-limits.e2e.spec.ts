@@ -100,6 +100,23 @@ describe('abuse limits', () => {
     expect(jobs.filter((j) => j.status === 'running')).toHaveLength(2);
   });
 
+  it("gives a task's slot back when it ends, completed or failed: a user at the cap submits again", async () => {
+    // Given a user who took all four slots with tasks that end: two succeed, two fail for good
+    const ended: string[] = [];
+    for (const simulate of [{}, {}, { permanentFailure: true }, { permanentFailure: true }]) {
+      const response = await submitPolitely('returner', { simulate });
+      expect(response.status).toBe(202);
+      ended.push(((await response.json()) as { taskId: string }).taskId);
+    }
+    const states = await Promise.all(ended.map((id) => platform.settled(id)));
+    expect(states.map((t) => t.state).sort()).toEqual(['COMPENSATED', 'COMPENSATED', 'SUCCESS', 'SUCCESS']);
+
+    // When they submit four more, then every one is accepted, and a fifth open one is not
+    for (let i = 0; i < 4; i++) expect((await submitPolitely('returner', { again: i, simulate: { hang: true } })).status).toBe(202);
+    expect((await submitPolitely('returner', { again: 5 })).status).toBe(429);
+    expect(await rowsOf('returner')).toBe(8);
+  });
+
   it.each([
     ['a body that is not JSON (415)', 'text/plain', 'reportType=summary', 415, /must be application\/json/],
     ['a body over 64 KB (413)', 'application/json', task({ text: 'x'.repeat(70_000) }), 413, /larger than the limit/],

@@ -73,6 +73,11 @@ export function openSpan(name: string, options: SpanOptions): Span {
   return tracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: withoutUndefined(options.facts) }, parentContext(options.parent));
 }
 
+/** Runs `work` with an open span active and its facts in scope: what it logs carries the span's ids. */
+export function inOpenSpan<T>(span: Span, facts: SpanFacts, work: () => T): T {
+  return factsInScope.run({ ...factsInScope.getStore(), ...withoutUndefined(facts) }, () => context.with(trace.setSpan(context.active(), span), work));
+}
+
 /** The traceparent of `span`, or of the active span; undefined when nothing is being traced. */
 export function traceparentOf(span?: Span): string | undefined {
   const carrier: { traceparent?: string } = {};

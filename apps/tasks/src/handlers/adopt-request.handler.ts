@@ -7,7 +7,7 @@ import { AdoptionFacts, decideAdoption, KeyHolder, TaskSeen } from '../submit/ad
 import { claimKey, KeyScope } from '../submit/claim-key';
 import { requestHash } from '../submit/request-hash';
 import { checkInput } from '../submit/request-limits';
-import { lockUser, openTasksOf } from '../submit/user-limits';
+import { lockUser, openTasksOf, takeOpenTaskSlot } from '../submit/user-limits';
 import { TasksConfig } from '../tasks.config';
 
 /** Outside requests have their own key scope, apart from POST /tasks. */
@@ -44,6 +44,10 @@ export async function adoptRequest(event: EventOf<'TaskRequested'>, context: Han
     case 'accept-again':
       return accept(event, context);
     case 'accept':
+      // POST /tasks takes slots without the user's lock: the count read above may be one short.
+      if (!(await takeOpenTaskSlot(trx, event.userId, config.userMaxOpenTasks))) {
+        return publish(causedBy(event, 'TaskRejected', { reason: 'TOO_MANY_OPEN_TASKS', idempotencyKey: event.idempotencyKey }));
+      }
       if (scope && hash && (await claimKey(trx, scope, hash, event.taskId, config.idempotencyTtlMs))) {
         throw new Error(`idempotency key ${scope.key} of ${event.userId} was claimed while the user was locked`);
       }

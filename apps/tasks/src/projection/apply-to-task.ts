@@ -1,14 +1,17 @@
 import { afterCommit } from '@app/database';
 import { taskEndToEndSeconds } from '@app/metrics';
 import type { Knex } from 'knex';
-import { DomainEvent } from '@app/events';
+import { DomainEvent, TaskAccepted } from '@app/events';
+import { outboxRowOf, wakeRelayOnCommit } from '@app/messaging';
 import { noFacts, TaskFacts } from '@app/task-state';
-import { project, ProjectedTask, TaskChange } from './projection.rules';
+import { releaseOpenTaskSlots } from '../submit/user-limits';
+import { project, ProjectedTask, Projection, TaskChange } from './projection.rules';
 
 type PublishAll = (events: DomainEvent[]) => Promise<void>;
 
 interface TaskRow {
   task_id: string;
+  user_id: string;
   facts: TaskFacts;
   outcome_event_id: string | null;
   created_at: Date;
@@ -43,6 +46,7 @@ export async function applyToTasks(trx: Knex.Transaction, events: DomainEvent[],
       trx,
       outcomes.map(({ outcome }) => outcome),
     );
+    await releaseOpenTaskSlots(trx, slotsFreedBy(changes, outcomes, rows));
     const createdAt = new Map(rows.map((row) => [row.task_id, new Date(row.created_at).getTime()]));
     afterCommit(trx, () => {
       for (const { outcome } of outcomes) {
@@ -52,6 +56,48 @@ export async function applyToTasks(trx: Knex.Transaction, events: DomainEvent[],
     });
   }
   await updateTasks(trx, changes);
+}
+
+/** Per user, the tasks that ended now and held an open-task slot: those accepted (requested). */
+function slotsFreedBy(changes: TaskChange[], outcomes: Projection['outcomes'], rows: TaskRow[]): Map<string, number> {
+  const ended = new Set(outcomes.map(({ outcome }) => outcome.taskId.toLowerCase()));
+  const freed = new Map<string, number>();
+  for (const change of changes) {
+    const user = rows.find((row) => row.task_id === change.taskId)?.user_id;
+    if (user !== undefined && ended.has(change.taskId) && change.facts.requested) freed.set(user, (freed.get(user) ?? 0) + 1);
+  }
+  return freed;
+}
+
+/**
+ * A task accepted by POST /tasks, new by construction (its id was just made): its row, as the
+ * acceptance projects it, its timeline's first event and the acceptance's outbox row, written by
+ * one statement.
+ */
+export async function recordNewTask(trx: Knex.Transaction, accepted: TaskAccepted, traceparent: string): Promise<void> {
+  const { changes, outcomes } = project(new Map([[accepted.taskId, { taskId: accepted.taskId, facts: noFacts, outcomeEventId: null }]]), [accepted]);
+  if (outcomes.length > 0 || changes.length !== 1) throw new Error(`the acceptance of ${accepted.taskId} did not project to one open task`);
+  const [task] = changes;
+  await trx
+    .with(
+      'task',
+      trx('tasks').insert({
+        task_id: accepted.taskId,
+        user_id: accepted.userId,
+        state: task.state,
+        facts: JSON.stringify(task.facts),
+        reason: task.reason,
+        attempts: task.attempts,
+        report_ref: task.reportRef,
+        report_type: accepted.reportType,
+        input: accepted.input,
+        idempotency_key: accepted.idempotencyKey,
+      }),
+    )
+    .with('timeline', trx('task_timeline').insert(timelineRowOf(accepted)))
+    .insert(outboxRowOf(accepted, traceparent))
+    .into('outbox');
+  wakeRelayOnCommit(trx);
 }
 
 function projectionsOf(rows: TaskRow[]): Map<string, ProjectedTask> {
@@ -69,13 +115,13 @@ async function lockedTasks(trx: Knex.Transaction, events: DomainEvent[]): Promis
   for (const event of events) if (!firstOf.has(event.taskId.toLowerCase())) firstOf.set(event.taskId.toLowerCase(), event);
   const ids = [...firstOf.keys()].sort();
   const lock = (some: string[]) =>
-    trx('tasks').whereIn('task_id', some).orderBy('task_id').forUpdate().select<TaskRow[]>('task_id', 'facts', 'outcome_event_id', 'created_at');
+    trx('tasks').whereIn('task_id', some).orderBy('task_id').forUpdate().select<TaskRow[]>('task_id', 'user_id', 'facts', 'outcome_event_id', 'created_at');
   const create = (some: string[]) =>
     trx('tasks')
       .insert(some.map((id) => ({ task_id: id, user_id: firstOf.get(id)!.userId, state: 'QUEUED', facts: JSON.stringify(noFacts) })))
       .onConflict('task_id')
       .ignore()
-      .returning<TaskRow[]>(['task_id', 'facts', 'outcome_event_id', 'created_at']);
+      .returning<TaskRow[]>(['task_id', 'user_id', 'facts', 'outcome_event_id', 'created_at']);
   const missingFrom = (rows: TaskRow[]) => ids.filter((id) => !rows.some((row) => row.task_id === id));
   if (events.every((event) => event.eventType === 'TaskRequested' || event.eventType === 'TaskAccepted')) {
     const made = await create(ids);
@@ -92,20 +138,22 @@ async function lockedTasks(trx: Knex.Transaction, events: DomainEvent[]): Promis
 /** The ids (in lower case) of the events that joined a timeline now; the others were there already. */
 async function appendToTimeline(trx: Knex.Transaction, events: DomainEvent[]): Promise<Set<string>> {
   const inserted: Array<{ event_id: string }> = await trx('task_timeline')
-    .insert(
-      events.map((event) => ({
-        task_id: event.taskId,
-        event_id: event.eventId,
-        event_type: event.eventType,
-        occurred_at: new Date(event.occurredAt),
-        producer: event.producer,
-        payload: JSON.stringify(event),
-      })),
-    )
+    .insert(events.map(timelineRowOf))
     .onConflict('event_id')
     .ignore()
     .returning('event_id');
   return new Set(inserted.map((row) => row.event_id));
+}
+
+function timelineRowOf(event: DomainEvent) {
+  return {
+    task_id: event.taskId,
+    event_id: event.eventId,
+    event_type: event.eventType,
+    occurred_at: new Date(event.occurredAt),
+    producer: event.producer,
+    payload: JSON.stringify(event),
+  };
 }
 
 /** Every changed task's row, with one statement. */

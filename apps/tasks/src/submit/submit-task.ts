@@ -2,13 +2,14 @@ import { ConflictException, HttpStatus, UnprocessableEntityException } from '@ne
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { newEvent } from '@app/events';
-import { addToOutbox } from '@app/messaging';
+import { traceparentFor } from '@app/messaging';
+import { traceparentOf } from '@app/tracing';
 import { ProblemWithHeaders } from '@app/service';
-import { applyToTask } from '../projection/apply-to-task';
+import { recordNewTask } from '../projection/apply-to-task';
 import { TasksConfig } from '../tasks.config';
 import { claimKey, KeyRow } from './claim-key';
 import { requestHash } from './request-hash';
-import { lockUser, openTasksOf, takeRateToken, tooManyOpenTasks } from './user-limits';
+import { takeOpenTaskSlot, takeRateToken, tooManyOpenTasks } from './user-limits';
 
 export interface TaskSubmission {
   userId: string;
@@ -26,8 +27,9 @@ const route = 'POST /tasks';
 const lockNotAvailable = '55P03';
 
 /**
- * POST /tasks under an Idempotency-Key: the key row, the task row and the TaskAccepted outbox row
- * commit in one transaction, so a request that fails leaves nothing behind. A request with a key
+ * POST /tasks under an Idempotency-Key: the key row (with the answer a replay gets), the task row,
+ * its timeline and the TaskAccepted outbox row, and the user's open-task slot commit in one
+ * transaction (four statements between its begin and its commit), so a request that fails leaves nothing behind. A request with a key
  * that another request is still holding waits for it (up to the lock timeout, then 409) and then
  * replays its answer; the same key with other content is a 422. Each request takes a token from the
  * user's rate bucket, and a new task is refused while the user has too many unfinished ones (429).
@@ -40,24 +42,18 @@ export async function submitTask(knex: Knex, config: TasksConfig, key: string, s
       await trx.raw(`set local lock_timeout = ${Math.max(1, Math.round(config.keyLockTimeoutMs))}`);
       const scope = { user_id: submission.userId, route, key };
       const taskId = randomUUID();
-      const earlier = await claimKey(trx, scope, hash, taskId, config.idempotencyTtlMs);
+      const body = { taskId, state: 'QUEUED', userId: submission.userId, reportType: submission.reportType };
+      const earlier = await claimKey(trx, scope, hash, taskId, config.idempotencyTtlMs, { status: HttpStatus.ACCEPTED, body });
       if (earlier) return replay(earlier, hash);
-      await lockUser(trx, submission.userId);
-      if ((await openTasksOf(trx, submission.userId)) >= config.userMaxOpenTasks) throw tooManyOpenTasks(submission.userId, config.userMaxOpenTasks);
-
       const accepted = newEvent(
         'TaskAccepted',
         { idempotencyKey: key, reportType: submission.reportType, input: JSON.stringify(submission.input) },
         { taskId, userId: submission.userId, correlationId: randomUUID(), causationId: null },
         'tasks',
       );
-      const publish = (event: Parameters<typeof addToOutbox>[1]) => addToOutbox(trx, event);
-      await publish(accepted);
-      await applyToTask(trx, accepted, publish);
-      const body = { taskId, state: 'QUEUED', userId: submission.userId, reportType: submission.reportType };
-      await trx('idempotency_keys')
-        .where(scope)
-        .update({ response_status: HttpStatus.ACCEPTED, response_body: JSON.stringify(body) });
+      await recordNewTask(trx, accepted, traceparentOf() ?? traceparentFor(accepted.correlationId));
+      // Last, so that the user's other submissions wait on its row only for this commit.
+      if (!(await takeOpenTaskSlot(trx, submission.userId, config.userMaxOpenTasks))) throw tooManyOpenTasks(submission.userId, config.userMaxOpenTasks);
       return { status: HttpStatus.ACCEPTED, body, replayed: false };
     });
   } catch (error) {

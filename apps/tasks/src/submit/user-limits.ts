@@ -1,7 +1,6 @@
 import { HttpStatus } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { ProblemWithHeaders } from '@app/service';
-import { terminalStates } from '@app/task-state';
 
 /**
  * Takes one token from the user's bucket (refilled at `rate` a second, holding at most `burst`), in
@@ -24,19 +23,41 @@ export async function takeRateToken(knex: Knex | Knex.Transaction, userId: strin
   });
 }
 
-/** How many of the user's tasks are not finished yet. */
+/** How many of the user's accepted tasks are not finished yet. */
 export async function openTasksOf(trx: Knex.Transaction, userId: string): Promise<number> {
-  const row = await trx('tasks')
-    .where({ user_id: userId })
-    .whereNotIn('state', [...terminalStates])
-    .count<{ n: string }>('* as n')
-    .first();
-  return Number(row?.n ?? 0);
+  const row = await trx('user_open_tasks').where({ user_id: userId }).first('open_tasks');
+  return row?.open_tasks ?? 0;
 }
 
 /**
- * Serialises a user's submissions across instances for the rest of the transaction, so that the
- * open-task count read next cannot be raced past the cap.
+ * Takes one of the user's `max` open-task slots, unless all are taken: one conditional update. Its
+ * row lock lasts until the transaction ends, so the caller takes it last, just before its commit:
+ * one user's submissions then wait on each other only for that commit.
+ */
+export async function takeOpenTaskSlot(trx: Knex.Transaction, userId: string, max: number): Promise<boolean> {
+  const { rows } = await trx.raw<{ rows: unknown[] }>(
+    `insert into user_open_tasks as u (user_id, open_tasks) values (?, 1)
+     on conflict (user_id) do update set open_tasks = u.open_tasks + 1 where u.open_tasks < ?
+     returning open_tasks`,
+    [userId, max],
+  );
+  return rows.length === 1;
+}
+
+/** Gives back the slots of tasks that reached their end, `finished` per user: one statement. */
+export async function releaseOpenTaskSlots(trx: Knex.Transaction, finished: ReadonlyMap<string, number>): Promise<void> {
+  if (finished.size === 0) return;
+  const rows = [...finished].map(([user_id, n]) => ({ user_id, n }));
+  await trx.raw(
+    `update user_open_tasks as u set open_tasks = greatest(u.open_tasks - r.n, 0)
+     from jsonb_to_recordset(?::jsonb) as r(user_id text, n integer) where u.user_id = r.user_id`,
+    [JSON.stringify(rows)],
+  );
+}
+
+/**
+ * Serialises a user's outside requests across instances for the rest of the transaction, so that
+ * two of them are decided (key looked up, claimed) one after the other.
  */
 export async function lockUser(trx: Knex.Transaction, userId: string): Promise<void> {
   await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 7140002))', [userId]);

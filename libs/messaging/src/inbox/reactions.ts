@@ -2,7 +2,7 @@ import { afterCommit } from '@app/database';
 import type { Knex } from 'knex';
 import type { Logger } from '@nestjs/common';
 import { DomainEvent, EventType } from '@app/events';
-import { failSpan, inSpan, openSpan, Span, traceparentOf } from '@app/tracing';
+import { failSpan, inOpenSpan, inSpan, openSpan, Span, traceparentOf } from '@app/tracing';
 import { addAllToOutbox } from '../outbox/add-to-outbox';
 import { childTraceparent } from '../trace';
 import { ConsumedMessage, consumerSpanOptions, handlerContextFor } from './consumed-message';
@@ -59,7 +59,7 @@ export class Reactions {
     const handler = this.handlerOf(arrivals[0].event.eventType);
     if (!isSetBased(handler)) return this.oneAfterAnother(trx, handler, arrivals);
     const fresh = arrivals.filter((arrival) => arrival.firstTime);
-    for (const copy of arrivals.filter((arrival) => !arrival.firstTime)) this.closedSpan(copy).end();
+    for (const copy of arrivals.filter((arrival) => !arrival.firstTime)) this.duplicateSpan(copy);
     if (fresh.length === 1) {
       // A batch of one runs inside its event's span, as a delivery on its own does.
       const only = fresh[0];
@@ -68,9 +68,9 @@ export class Reactions {
         await this.reactAlone(trx, only).catch((error) => {
           throw new ReactionFailure(error, arrivals.indexOf(only));
         });
+        this.logArrival(only);
       });
     } else if (fresh.length > 1) await this.setBasedOver(trx, handler, fresh);
-    for (const arrival of arrivals) this.logArrival(arrival);
   }
 
   /** Many new events to a set-based handler: when it fails, which one is at fault is not known. */
@@ -91,6 +91,7 @@ export class Reactions {
     } finally {
       for (const span of spans) span.end();
     }
+    fresh.forEach((arrival, i) => inOpenSpan(spans[i], consumerSpanOptions(arrival.event, arrival.consumed).facts, () => this.logArrival(arrival)));
   }
 
   private async oneAfterAnother(trx: Knex.Transaction, handler: EventHandler<EventType>, arrivals: Arrival[]) {
@@ -130,10 +131,13 @@ export class Reactions {
     };
   }
 
-  private closedSpan(copy: Arrival): Span {
-    const span = openSpan(`process ${copy.event.eventType}`, consumerSpanOptions(copy.event, copy.consumed));
+  /** The span of a copy the inbox stopped, opened and ended at once, so that the copy shows in the trace and the log. */
+  private duplicateSpan(copy: Arrival): void {
+    const options = consumerSpanOptions(copy.event, copy.consumed);
+    const span = openSpan(`process ${copy.event.eventType}`, options);
     span.setAttributes({ attempt: 1, delivery: 'duplicate' });
-    return span;
+    inOpenSpan(span, options.facts, () => this.logArrival(copy));
+    span.end();
   }
 
   private handlerOf(type: EventType) {

@@ -21,15 +21,26 @@ export async function addToOutbox(trx: Knex.Transaction, event: DomainEvent, tra
 /** Events with the trace context each is published in, written by one statement (see addToOutbox). */
 export async function addAllToOutbox(trx: Knex.Transaction, rows: Array<{ event: DomainEvent; traceparent: string }>): Promise<void> {
   if (rows.length === 0) return;
-  for (const { event } of rows) assertValidEvent(event);
-  await trx('outbox').insert(
-    rows.map(({ event, traceparent }) => ({
-      event_id: event.eventId,
-      event_type: event.eventType,
-      message_key: event.taskId,
-      payload: JSON.stringify(event),
-      headers: JSON.stringify({ eventId: event.eventId, eventType: event.eventType, traceparent }),
-    })),
-  );
+  await trx('outbox').insert(rows.map(({ event, traceparent }) => outboxRowOf(event, traceparent)));
+  wakeRelayOnCommit(trx);
+}
+
+/**
+ * The outbox row of an event, for a statement that writes it with other rows (see addToOutbox);
+ * throws for an event its schema refuses. Whoever writes it calls wakeRelayOnCommit.
+ */
+export function outboxRowOf(event: DomainEvent, traceparent: string) {
+  assertValidEvent(event);
+  return {
+    event_id: event.eventId,
+    event_type: event.eventType,
+    message_key: event.taskId,
+    payload: JSON.stringify(event),
+    headers: JSON.stringify({ eventId: event.eventId, eventType: event.eventType, traceparent }),
+  };
+}
+
+/** The relay in this process publishes at once what `trx` wrote to the outbox, once it commits. */
+export function wakeRelayOnCommit(trx: Knex.Transaction): void {
   afterCommit(trx, () => outboxSignal.emit(outboxCommitted));
 }
