@@ -7,6 +7,9 @@
  * - latency at half of saturation: POST → TaskCompleted appended, and each event's relay lag,
  *   against the target 4 × (h × a bare Kafka hop's p99 + t × the event transaction's p99);
  * - cost: CPU seconds per task of every process, peak RSS of each service;
+ * - one user: the same N tasks as a single user at the same concurrency (an outside system behind
+ *   one account submits like this), with the open-task cap raised for the whole run to let it: how
+ *   fast POST /tasks accepts them, its p99, and tasks/s to the last TaskCompleted;
  * - limits: L_db (event transactions/s ÷ transactions per task) and L_kafka (raw kafkajs pipe
  *   messages/s ÷ messages per task), and efficiency = tasks/s ÷ min(L_db, L_kafka).
  *
@@ -37,24 +40,37 @@ const tasksPerRun = Number(process.env.BENCH_TASKS ?? 1000);
 const users = Array.from({ length: 200 }, (_, i) => `bench-user-${i}`);
 const inFlight = 64; // the client's own limit on requests in flight: "at once", without 1,000 sockets
 const withPeer = !process.argv.includes('--no-peer');
-const settings: NodeJS.ProcessEnv = { ...benchSettings, DEFAULT_QUOTA: '1000000', USER_RATE_LIMIT: '1000', USER_RATE_BURST: '1000' };
+const singleUser = 'bench-single-user';
+/** Raised for the run so that one user may have every task of it open at once (the default is 100). */
+const openTaskCap = 100_000;
+const settings: NodeJS.ProcessEnv = {
+  ...benchSettings,
+  DEFAULT_QUOTA: '1000000',
+  USER_RATE_LIMIT: '1000',
+  USER_RATE_BURST: '1000',
+  USER_MAX_OPEN_TASKS: String(openTaskCap),
+};
 // BENCH_PROFILE=<dir>: each service writes a V8 CPU profile there when it stops (open in Chrome's DevTools).
 if (process.env.BENCH_PROFILE) settings.NODE_FLAGS = `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}`;
 
 interface Submitted {
   ids: string[];
   postedAt: Map<string, number>;
+  /** How long each POST took to answer, in ms. */
+  answeredInMs: number[];
 }
 
 /** POSTs `count` tasks, `inFlight` at a time or one every `intervalMs`; anything but 202 fails the run. */
-async function submit(platform: Platform, count: number, label: string, intervalMs = 0): Promise<Submitted> {
+async function submit(platform: Platform, count: number, label: string, intervalMs = 0, userOf = (i: number) => users[i % users.length]): Promise<Submitted> {
   const postedAt = new Map<string, number>();
+  const answeredInMs: number[] = [];
   let next = 0;
   const one = async () => {
     const i = next++;
     const at = Date.now();
-    const answer = await platform.submit(users[i % users.length], { label, i }, `${label}-${i}`);
+    const answer = await platform.submit(userOf(i), { label, i }, `${label}-${i}`);
     if (answer.status !== 202) throw new Error(`POST /tasks answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    answeredInMs.push(Date.now() - at);
     postedAt.set(answer.body.taskId as string, at);
   };
   if (intervalMs > 0) {
@@ -71,7 +87,25 @@ async function submit(platform: Platform, count: number, label: string, interval
       }),
     );
   }
-  return { ids: [...postedAt.keys()], postedAt };
+  return { ids: [...postedAt.keys()], postedAt, answeredInMs };
+}
+
+/** The run's tasks from one user, `inFlight` requests at a time. */
+async function oneUser(platform: Platform, watcher: OutcomeWatcher) {
+  const started = Date.now();
+  const { ids, answeredInMs } = await submit(platform, tasksPerRun, 'one-user', 0, () => singleUser);
+  const submittedSeconds = (Date.now() - started) / 1000;
+  await watcher.allCompleted(ids, 600_000);
+  const last = Math.max(...ids.map((id) => watcher.completedAt.get(id)!));
+  return {
+    openTaskCapRaisedTo: openTaskCap,
+    acceptedPerSecond: round(tasksPerRun / submittedSeconds),
+    postP99Ms: percentile(
+      answeredInMs.sort((a, b) => a - b),
+      99,
+    ),
+    tasksPerSecond: round(tasksPerRun / ((last - started) / 1000)),
+  };
 }
 
 async function saturation(platform: Platform, watcher: OutcomeWatcher, label: string): Promise<number> {
@@ -122,7 +156,7 @@ async function main(): Promise<void> {
   const platform = await new Platform(settings).start();
   const watcher = await new OutcomeWatcher(platform.kafka, new EventCodec(defaults.schemaRegistryUrl, platform.env.topicPrefix)).start();
   try {
-    await Promise.all(users.map((user) => tokenFor(user)));
+    await Promise.all([...users, singleUser].map((user) => tokenFor(user)));
     await watcher.allCompleted((await submit(platform, 50, 'warm-up')).ids, 60_000);
 
     const meter = new CostMeter({
@@ -143,6 +177,8 @@ async function main(): Promise<void> {
     const duplicator = await new Duplicator(platform.kafka, platform.env.topicPrefix).start();
     const withDuplicates = await saturation(platform, watcher, 'duplicates');
     await duplicator.stop();
+
+    const single = await oneUser(platform, watcher);
 
     const rate = clean / 2;
     watcher.measureRelayLag(true);
@@ -169,6 +205,7 @@ async function main(): Promise<void> {
         duplicatesRatio: round(withDuplicates / clean, 2),
         republished: duplicator.republished,
       },
+      oneUser: single,
       halfLoad: {
         tasksPerSecond: round(rate),
         postToCompletedMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99) },

@@ -140,8 +140,8 @@ describe("each service's handlers over one batch", () => {
 
   it("generation: a debit heard before its task's request, copies, and the job due once both are known", async () => {
     const db = await serviceDatabase('generation', generationMigrations);
-    let wakeUps = 0;
-    const worker = { wake: () => void wakeUps++ };
+    const started: string[] = [];
+    const worker = { startInTransaction: async (_trx: unknown, due: Array<{ task_id: string }>) => void started.push(...due.map((job) => job.task_id)) };
     const handlers = new GenerationHandlers(worker as never, { cleanUp: async () => undefined } as never).handlers();
     const runner = await consumer('generation', db, handlers);
     const [paid, unpaid, refused] = [randomUUID(), randomUUID(), randomUUID()];
@@ -160,7 +160,7 @@ describe("each service's handlers over one batch", () => {
     expect(jobOf(paid)).toMatchObject({ status: 'scheduled', request_event_id: resent.eventId });
     expect(jobOf(unpaid)).toMatchObject({ status: 'awaiting', request_event_id: unpaidRequest.eventId });
     expect(jobOf(refused)).toMatchObject({ status: 'refused' });
-    expect(wakeUps).toBe(1); // by the batch that made a job due, after its commit
+    expect(started).toEqual([paid]); // handed to the worker to start, by the batch that made it due
     expect((await writers(db, [request.eventId, resent.eventId, unpaidRequest.eventId])).size).toBe(1);
   });
 

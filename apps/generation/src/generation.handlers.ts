@@ -6,6 +6,7 @@ import { recordRequests } from './handlers/record-request.handler';
 import { stopTimedOut } from './handlers/stop-timed-out.handler';
 import { FailedJobCleanup } from './jobs/failed-job-cleanup';
 import { GenerationWorker } from './jobs/generation.worker';
+import { StartDueJobs } from './jobs/upsert-job';
 
 @Injectable()
 export class GenerationHandlers implements HandlerSource {
@@ -15,11 +16,11 @@ export class GenerationHandlers implements HandlerSource {
   ) {}
 
   handlers(): EventHandlers {
-    // A job may be due once the transaction commits: the worker is woken rather than left to its poll.
-    const wakeWorker = () => this.worker.wake();
+    // A job made due starts in the same transaction when the worker has a slot; otherwise the commit wakes it.
+    const startDue: StartDueJobs = (trx, jobs) => this.worker.startInTransaction(trx, jobs);
     return {
-      TaskAccepted: setBased<'TaskAccepted'>((events, context) => recordRequests(events, context, wakeWorker)),
-      QuotaDebited: setBased<'QuotaDebited'>((events, context) => recordDebits(events, context, wakeWorker)),
+      TaskAccepted: setBased<'TaskAccepted'>((events, context) => recordRequests(events, context, startDue)),
+      QuotaDebited: setBased<'QuotaDebited'>((events, context) => recordDebits(events, context, startDue)),
       QuotaRejected: setBased(recordRefusals),
       TaskTimedOut: (event, context) => stopTimedOut(event, context, (job) => this.cleanup.cleanUp(job.task_id, job.attempts)),
     };

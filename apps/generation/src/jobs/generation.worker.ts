@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Knex } from 'knex';
-import { KNEX } from '@app/database';
+import { afterCommit, KNEX } from '@app/database';
 import { traceparentFor } from '@app/messaging';
 import { WorkerLoop } from '@app/timing';
 import { inSpan } from '@app/tracing';
@@ -8,7 +8,7 @@ import { ModelClient } from '../model/model.client';
 import { ModelOutcome } from '../model/model-outcome.rules';
 import { GENERATION_CONFIG, GenerationConfig } from '../generation.config';
 import { decideAfterAttempt } from './attempt-outcome.rules';
-import { anyInterruptedJob, claimDueJobs, claimInterruptedJobs, Job, recordAttempt } from './job-store';
+import { anyInterruptedJob, claimDueJobs, claimInterruptedJobs, Job, recordAttempt, startAttempts } from './job-store';
 import { FailedJobCleanup } from './failed-job-cleanup';
 import { ReportStore } from './report-store';
 
@@ -27,6 +27,8 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
   private lastRecovery = 0;
   /** A due job was left for want of a slot (this instance's, or its user's): a finishing attempt looks again. */
   private jobsWaitForSlots = false;
+  /** Slots held for attempts started in a transaction that has not committed yet. */
+  private reserved = 0;
 
   constructor(
     @Inject(KNEX) private readonly knex: Knex,
@@ -56,6 +58,43 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
     this.loop.wake();
   }
 
+  /**
+   * Jobs that just became due in `trx` (which holds their rows) and that this instance has slots
+   * for start their attempts in it, and run once it commits: no wake-up, no claim of their own. The
+   * others wait for a round, which the commit wakes. Slots are held meanwhile, and given back if
+   * `trx` rolls back.
+   */
+  async startInTransaction(trx: Knex.Transaction, due: Job[]): Promise<void> {
+    if (due.length === 0) return;
+    const fitting = this.loop.running ? this.reserveSlots(due) : [];
+    if (fitting.length < due.length) afterCommit(trx, () => this.loop.wake());
+    if (fitting.length === 0) return;
+    await startAttempts(trx, fitting, this.leaseMs);
+    trx.executionPromise.then(
+      () => {
+        this.reserved -= fitting.length;
+        for (const job of fitting) this.track(job.user_id, this.attempt(job));
+      },
+      () => {
+        this.reserved -= fitting.length;
+        for (const job of fitting) this.release(job.user_id);
+      },
+    );
+  }
+
+  /** Those of `jobs` this instance has room for, by its concurrency and each user's share; their slots are held. */
+  private reserveSlots(jobs: Job[]): Job[] {
+    const fitting: Job[] = [];
+    for (const job of jobs) {
+      const user = this.runningPerUser.get(job.user_id) ?? 0;
+      if (this.inFlight.size + this.reserved >= this.config.concurrency || user >= this.config.maxPerUser) continue;
+      this.reserved++;
+      this.runningPerUser.set(job.user_id, user + 1);
+      fitting.push(job);
+    }
+    return fitting;
+  }
+
   /** Long enough for a model call to end by its timeout and be recorded; a lease past it means the attempt died. */
   private get leaseMs(): number {
     return Math.round(this.config.modelTimeoutMs * 1.5) + 1000;
@@ -73,27 +112,32 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
       this.lastRecovery = Date.now();
     }
     const { concurrency, maxPerUser } = this.config;
-    const free = concurrency - this.inFlight.size;
+    const free = concurrency - this.inFlight.size - this.reserved;
     if (free <= 0) {
       this.jobsWaitForSlots = true;
       return false;
     }
     const { jobs, more, passedOver } = await claimDueJobs(this.knex, free, this.leaseMs, { maxPerUser, running: this.runningPerUser });
     this.jobsWaitForSlots = more || passedOver;
-    for (const job of jobs) this.track(job.user_id, this.attempt(job));
+    for (const job of jobs) this.track(job.user_id, this.attempt(job), false);
     return more && this.inFlight.size < concurrency;
   }
 
-  private track(userId: string, work: Promise<void>): void {
+  /** Runs an attempt in a slot its user's count already holds (reserveSlots, or claimDueJobs's share). */
+  private track(userId: string, work: Promise<void>, counted = true): void {
     this.inFlight.add(work);
-    this.runningPerUser.set(userId, (this.runningPerUser.get(userId) ?? 0) + 1);
+    if (!counted) this.runningPerUser.set(userId, (this.runningPerUser.get(userId) ?? 0) + 1);
     void work.finally(() => {
       this.inFlight.delete(work);
-      const left = (this.runningPerUser.get(userId) ?? 1) - 1;
-      if (left > 0) this.runningPerUser.set(userId, left);
-      else this.runningPerUser.delete(userId);
+      this.release(userId);
       if (this.jobsWaitForSlots) this.loop.wake(); // room for another attempt
     });
+  }
+
+  private release(userId: string): void {
+    const left = (this.runningPerUser.get(userId) ?? 1) - 1;
+    if (left > 0) this.runningPerUser.set(userId, left);
+    else this.runningPerUser.delete(userId);
   }
 
   /** One attempt is one span of the task's trace: the model call and the recorded outcome sit inside it. */

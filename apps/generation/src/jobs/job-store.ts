@@ -67,7 +67,7 @@ export async function claimDueJobs(knex: Knex, limit: number, leaseMs: number, s
  * row each, and their GenerationStarted, each in its task's trace under the context the job was
  * scheduled in (the claim itself is in none).
  */
-async function startAttempts(trx: Knex.Transaction, jobs: Job[], leaseMs: number): Promise<void> {
+export async function startAttempts(trx: Knex.Transaction, jobs: Job[], leaseMs: number): Promise<void> {
   if (jobs.length === 0) return;
   for (const job of jobs) job.attempts += 1;
   await trx('generation_jobs')

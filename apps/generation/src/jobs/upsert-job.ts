@@ -1,9 +1,13 @@
 import type { Knex } from 'knex';
+import type { Job } from './job-store';
 
 /** The job, after the merge, knows both its request and its debit and waits for neither: it is due now. */
 const becomesDue = `generation_jobs.status = 'awaiting'
   and coalesce(excluded.request_event_id, generation_jobs.request_event_id) is not null
   and coalesce(excluded.debit_event_id, generation_jobs.debit_event_id) is not null`;
+
+/** Starts, in the transaction, the attempts of jobs that just became due (GenerationWorker.startInTransaction). */
+export type StartDueJobs = (trx: Knex.Transaction, due: Job[]) => Promise<void>;
 
 export interface JobFacts {
   event: { taskId: string; userId: string; correlationId: string };
@@ -17,12 +21,12 @@ export interface JobFacts {
  * Generation keeps its own copy of what a task asks for (from TaskAccepted) and of its go-ahead
  * (QuotaDebited). Request and debit together make the job due, whichever comes second; the job keeps the
  * trace context of that second event, under which its attempts will run. One statement for all the
- * jobs (a task's last event among them counts, as if each had come in turn); true when a job became
- * due with it. All of `facts` tell the same columns.
+ * jobs (a task's last event among them counts, as if each had come in turn); gives the jobs that
+ * became due with it, locked by it until the transaction ends. All of `facts` tell the same columns.
  */
-export async function upsertJobs(trx: Knex.Transaction, facts: JobFacts[]): Promise<boolean> {
+export async function upsertJobs(trx: Knex.Transaction, facts: JobFacts[]): Promise<Job[]> {
   const lastOfEachTask = [...new Map(facts.map((fact) => [fact.event.taskId.toLowerCase(), fact])).values()];
-  if (lastOfEachTask.length === 0) return false;
+  if (lastOfEachTask.length === 0) return [];
   const columns = Object.keys(lastOfEachTask[0].known);
   const jobs = await trx('generation_jobs')
     .insert(
@@ -43,6 +47,16 @@ export async function upsertJobs(trx: Knex.Transaction, facts: JobFacts[]): Prom
       updated_at: trx.raw(`case when ${becomesDue} then now() else generation_jobs.updated_at end`),
       traceparent: trx.raw(`case when ${becomesDue} then excluded.traceparent else generation_jobs.traceparent end`),
     })
-    .returning<Array<{ status: string }>>('status');
-  return jobs.some((job) => job.status === 'scheduled');
+    .returning<Array<Job & { status: string }>>([
+      'task_id',
+      'user_id',
+      'correlation_id',
+      'report_type',
+      'input',
+      'debit_event_id',
+      'attempts',
+      'traceparent',
+      'status',
+    ]);
+  return jobs.filter((job) => job.status === 'scheduled');
 }
