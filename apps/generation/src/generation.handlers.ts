@@ -22,7 +22,7 @@ export class GenerationHandlers implements HandlerSource {
       TaskAccepted: setBased<'TaskAccepted'>((events, context) => recordRequests(events, context, startDue)),
       QuotaDebited: setBased<'QuotaDebited'>((events, context) => recordDebits(events, context, startDue)),
       QuotaRejected: setBased(recordRefusals),
-      TaskTimedOut: (event, context) => stopTimedOut(event, context, (job) => this.cleanup.cleanUp(job.task_id, job.attempts)),
+      TaskTimedOut: setBased<'TaskTimedOut'>((events, context) => stopTimedOut(events, context, (job) => this.cleanup.cleanUp(job.task_id, job.attempts))),
     };
   }
 }

@@ -2,8 +2,10 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import type { Knex } from 'knex';
 import { KNEX } from '@app/database';
 import { WorkerLoop } from '@app/timing';
+import { traceparentOf } from '@app/tracing';
 import { GENERATION_CONFIG, GenerationConfig } from '../generation.config';
-import { failTimedOutJob } from './fail-job';
+import { addAllToOutbox, traceparentFor } from '@app/messaging';
+import { failTimedOutJobs } from './fail-job';
 import { Job } from './job-store';
 import { FailedJobCleanup } from './failed-job-cleanup';
 
@@ -45,7 +47,15 @@ export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShut
         .forUpdate()
         .skipLocked();
       const reason = `no outcome within ${Math.round(deadline / 1000)} s of the debit`;
-      for (const job of jobs) await failTimedOutJob(trx, job, reason, job.debit_event_id, 'the reconciler');
+      const failed = await failTimedOutJobs(
+        trx,
+        jobs.map((job) => ({ job, reason, causationId: job.debit_event_id })),
+        'the reconciler',
+      );
+      await addAllToOutbox(
+        trx,
+        failed.map((event) => ({ event, traceparent: traceparentOf() ?? traceparentFor(event.correlationId) })),
+      );
       return jobs;
     });
     for (const job of overdue) {
