@@ -123,7 +123,7 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
     return more && this.inFlight.size < concurrency;
   }
 
-  /** Runs an attempt in a slot its user's count already holds (reserveSlots, or claimDueJobs's share). */
+  /** Runs an attempt; `counted` when its user's count already holds its slot (reserveSlots did), otherwise it is counted here. */
   private track(userId: string, work: Promise<void>, counted = true): void {
     this.inFlight.add(work);
     if (!counted) this.runningPerUser.set(userId, (this.runningPerUser.get(userId) ?? 0) + 1);
