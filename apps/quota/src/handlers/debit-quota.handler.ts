@@ -1,6 +1,6 @@
 import type { EventOf } from '@app/events';
 import type { BatchContext } from '@app/messaging';
-import { loadTaskLedgers, lockAccounts } from '../ledger/quota-account';
+import { namedUsersBook } from '../ledger/quota-books';
 import { decideInTurn, onTaskAccepted } from '../ledger/quota.rules';
 import { recordDecisions } from '../ledger/record-decision';
 
@@ -10,18 +10,7 @@ import { recordDecisions } from '../ledger/record-decision';
  * in the ledger, so a second delivery of the task gets no second decision.
  */
 export async function debitQuota(events: Array<EventOf<'TaskAccepted'>>, context: BatchContext, defaultQuota: number): Promise<void> {
-  const balances = await lockAccounts(
-    context.trx,
-    events.map((event) => event.userId),
-    defaultQuota,
-  );
-  const book = {
-    balances,
-    tasks: await loadTaskLedgers(
-      context.trx,
-      events.map((event) => event.taskId),
-    ),
-  };
+  const book = await namedUsersBook(context.trx, events, defaultQuota);
   const decided = decideInTurn(book, events, (task, event, balanceOf) => onTaskAccepted(task, event.userId, balanceOf(event.userId)));
   await recordDecisions(context, book, decided);
 }

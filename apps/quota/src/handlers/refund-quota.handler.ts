@@ -1,6 +1,6 @@
 import type { EventOf } from '@app/events';
 import type { BatchContext } from '@app/messaging';
-import { debitedBook } from '../ledger/debited-book';
+import { debitedBook } from '../ledger/quota-books';
 import { decideInTurn, onGenerationFailed } from '../ledger/quota.rules';
 import { recordDecisions } from '../ledger/record-decision';
 

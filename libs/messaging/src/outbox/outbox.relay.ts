@@ -11,6 +11,7 @@ import { openPublishSpans } from './publish-spans';
 import { outboxCommitted, outboxSignal } from './outbox-signal';
 import { Encoded, encodeRows, isTooLarge, OutboxRow, splitByBytes, toTopicMessages } from './relay-requests';
 import { RelaySession } from './relay-session';
+import { markPublished, readUnpublished } from './outbox-statements';
 
 export interface RelayOptions {
   batchSize: number;
@@ -175,21 +176,16 @@ export class OutboxRelay {
     return !went || full;
   }
 
-  /**
-   * The next unpublished rows after `after`, in id order; the statement also marks the rows Kafka
-   * acknowledged since the last read (one round trip for both: a run costs one statement, not two).
-   * A row being marked is not read again, though the read's snapshot does not see its mark yet.
-   */
+  /** The next unpublished rows after `after`; the read also marks what Kafka acknowledged since the last one. */
   private async unpublishedAfter(session: Client, after: string): Promise<OutboxRow[]> {
     const marking = this.unmarked;
-    const ids = marking.map((e) => e.row.id);
-    let query = this.unpublishedAfterQuery(session, after);
-    if (ids.length > 0) {
-      query = query
-        .with('marked', this.knex.raw('update outbox set published_at = clock_timestamp() where id = any(?::bigint[])', [ids]))
-        .whereRaw('not (o.id = any(?::bigint[]))', [ids]);
-    }
-    const rows = await query;
+    const rows = await readUnpublished(
+      this.knex,
+      session,
+      after,
+      this.options.batchSize,
+      marking.map((e) => e.row.id),
+    );
     this.marked(marking);
     return rows;
   }
@@ -200,29 +196,16 @@ export class OutboxRelay {
     const session = await this.session.locked();
     if (!session) return;
     const marking = this.unmarked;
-    // One array parameter rather than one per row
-    dbStatements.inc(); // its own session's statements pass no knex, which counts the others
-    await session.query('update outbox set published_at = clock_timestamp() where id = any($1::bigint[])', [marking.map((e) => e.row.id)]);
+    await markPublished(
+      session,
+      marking.map((e) => e.row.id),
+    );
     this.marked(marking);
   }
 
   private marked(rows: Encoded[]): void {
     this.unmarked = this.unmarked.filter((e) => !rows.includes(e));
     this.stats.published += rows.length;
-  }
-
-  private unpublishedAfterQuery(session: Client, after: string) {
-    return this.knex('outbox as o')
-      .connection(session)
-      .select('o.id', 'o.event_type', 'o.message_key', 'o.payload', 'o.headers')
-      .whereNull('o.published_at')
-      .whereNull('o.parked_at')
-      .where('o.id', '>', after)
-      .whereNotExists(
-        this.knex('outbox as p').whereRaw('p.message_key = o.message_key').whereRaw('p.id < o.id').whereNotNull('p.parked_at').whereNull('p.published_at'),
-      )
-      .orderBy('o.id')
-      .limit(this.options.batchSize);
   }
 
   /** Sends one request in its rows' publish spans; `failure` resolves to the error, if any (it never rejects). */

@@ -2,6 +2,22 @@ import type { Knex } from 'knex';
 import { loadTaskLedgers, lockAccounts } from './quota-account';
 import type { QuotaBook } from './quota.rules';
 
+/** The book for events whose user is theirs to name (an acceptance, a timeout): those accounts, and the tasks' ledgers. */
+export async function namedUsersBook(trx: Knex.Transaction, events: Array<{ taskId: string; userId: string }>, defaultQuota: number): Promise<QuotaBook> {
+  const balances = await lockAccounts(
+    trx,
+    events.map((event) => event.userId),
+    defaultQuota,
+  );
+  return {
+    balances,
+    tasks: await loadTaskLedgers(
+      trx,
+      events.map((event) => event.taskId),
+    ),
+  };
+}
+
 /**
  * The book for events that name a task but not, in a way to trust, whose quota it took (a generation's
  * outcome): the accounts locked are those the tasks' debits were taken from, and the tasks' ledgers are

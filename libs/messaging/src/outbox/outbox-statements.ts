@@ -1,0 +1,35 @@
+import type { Knex } from 'knex';
+import type { Client } from 'pg';
+import { dbStatements } from '@app/metrics';
+import type { OutboxRow } from './relay-requests';
+
+const markSql = 'update outbox set published_at = clock_timestamp() where id = any(?::bigint[])';
+
+/**
+ * Up to `limit` unpublished rows after `after`, in id order, on the relay's session; rows after a
+ * parked row of the same key are not read, so a key's order holds. The same statement marks
+ * `marking` published (rows Kafka acknowledged since the last read: one round trip for both), and
+ * does not read them again, though its snapshot does not see their mark yet.
+ */
+export function readUnpublished(knex: Knex, session: Client, after: string, limit: number, marking: string[]): Promise<OutboxRow[]> {
+  let query = knex('outbox as o')
+    .connection(session)
+    .select('o.id', 'o.event_type', 'o.message_key', 'o.payload', 'o.headers')
+    .whereNull('o.published_at')
+    .whereNull('o.parked_at')
+    .where('o.id', '>', after)
+    .whereNotExists(
+      knex('outbox as p').whereRaw('p.message_key = o.message_key').whereRaw('p.id < o.id').whereNotNull('p.parked_at').whereNull('p.published_at'),
+    )
+    .orderBy('o.id')
+    .limit(limit);
+  if (marking.length > 0) query = query.with('marked', knex.raw(markSql, [marking])).whereRaw('not (o.id = any(?::bigint[]))', [marking]);
+  return query;
+}
+
+/** Marks rows published without reading (the relay is stopping). */
+export async function markPublished(session: Client, ids: string[]): Promise<void> {
+  dbStatements.inc(); // its own session's statements pass no knex, which counts the others
+  // One array parameter rather than one per row
+  await session.query(markSql.replace('?', '$1'), [ids]);
+}
