@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { defaults } from '@app/config';
-import { TaskRequested } from '@app/events';
+import { loadSchema, TaskRequested } from '@app/events';
 import { createKafka, ensureTopics, EventCodec } from '@app/messaging';
 import { registryAuthorization } from './support/registry-authorization';
 import { removeTestData } from './support/remove-test-data';
@@ -59,5 +59,24 @@ describe('an Avro event on the real broker and registry', () => {
     });
     expect(versions.status).toBe(200);
     expect(await versions.json()).toEqual([1]);
+  });
+
+  it('registers over an interrupted first registration: the subject made without its rule gets BACKWARD', async () => {
+    // Given a subject whose first registration stopped after the version was written, before its rule
+    // (what a registration cut off by its deadline leaves; Apicurio then reads the rule as NONE)
+    const subject = `${codec.topicFor('QuotaDebited')}-value`;
+    const url = `${defaults.schemaRegistryUrl}/subjects/${encodeURIComponent(subject)}/versions`;
+    const headers = { 'content-type': 'application/vnd.schemaregistry.v1+json', ...registryAuthorization() };
+    const first = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ schema: JSON.stringify(loadSchema('QuotaDebited')) }) });
+    expect(first.status).toBe(200);
+    const rule = () => fetch(`${defaults.schemaRegistryUrl}/config/${encodeURIComponent(subject)}`, { headers }).then((r) => r.json());
+    expect(await rule()).toEqual({ compatibilityLevel: 'NONE' });
+
+    // When provisioning registers it
+    const id = await codec.register('QuotaDebited');
+
+    // Then it keeps the version's id and the subject's rule is the platform's
+    expect(id).toBe(((await first.json()) as { id: number }).id);
+    expect(await rule()).toEqual({ compatibilityLevel: 'BACKWARD' });
   });
 });

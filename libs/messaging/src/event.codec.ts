@@ -5,7 +5,7 @@ import { DomainEvent, EventType, eventTypes, isEventType, loadSchema, subjectFor
 import { withJitter } from '@app/timing';
 import { withDeadline } from '@app/timing';
 import { isInfrastructureError, PlatformError } from '@app/failures';
-import { registryAuthFromEnv, RegistryCredentials } from './security/registry-credentials';
+import { basicAuthorization, registryAuthFromEnv, RegistryCredentials } from './security/registry-credentials';
 
 /**
  * Confluent-framed Avro for every event: the value is the magic byte, the schema id, then the Avro
@@ -30,13 +30,14 @@ export class EventCodec {
   private readonly readers = new Map<EventType, avro.Type>();
   private readonly resolvers = new Map<string, avro.Type | avro.Resolver>();
   private readonly decodeDeadlineMs: number;
+  private readonly auth: RegistryCredentials | undefined;
 
   constructor(
-    registryUrl: string,
+    private readonly registryUrl: string,
     readonly topicPrefix = '',
     options: CodecOptions = {},
   ) {
-    const auth = 'auth' in options ? options.auth : registryAuthFromEnv();
+    const auth = (this.auth = 'auth' in options ? options.auth : registryAuthFromEnv());
     this.registry = new SchemaRegistry({
       host: registryUrl,
       middlewares: [TimeoutMiddleware(options.requestTimeoutMs ?? 5_000)],
@@ -86,20 +87,36 @@ export class EventCodec {
 
   /**
    * Provisioning's part (a credential that may write): registers our schema of each type under its
-   * subject, BACKWARD-compatible; a schema already registered keeps its id. Several provisioners at
-   * once can collide in the registry, so a failed registration is tried a few times before it counts.
+   * subject and sets the subject's rule to BACKWARD; a schema already registered keeps its id. Two
+   * idempotent requests, not the registry client's register: that one asks the subject's rule first
+   * and refuses for good once an interrupted first try has left the subject without one (Apicurio
+   * then answers NONE), which failed a clean-clone CI run. Several provisioners at once can collide
+   * in the registry, so a failed registration is tried a few times before it counts.
    */
   async register(eventType: EventType, attempts = 4): Promise<number> {
     const subject = subjectFor(this.topicFor(eventType));
     for (let attempt = 1; ; attempt++) {
       try {
-        // The registry client sets no timeout, and a registration has been seen to get no answer.
-        return (await withDeadline(this.registry.register(this.schemaOf(eventType), { subject }), 10_000, `registering ${subject}`)).id;
+        const { id } = (await this.write('POST', `subjects/${subject}/versions`, { schema: this.schemaOf(eventType).schema })) as { id: number };
+        await this.write('PUT', `config/${subject}`, { compatibility: 'BACKWARD' });
+        return id;
       } catch (error) {
         if (attempt >= attempts) throw error;
         await new Promise((resolve) => setTimeout(resolve, withJitter(200 * attempt, 0.5)));
       }
     }
+  }
+
+  /** One write to the registry, with a deadline (a registration has been seen to get no answer). */
+  private async write(method: 'POST' | 'PUT', path: string, body: object): Promise<unknown> {
+    const response = await fetch(`${this.registryUrl}/${path}`, {
+      method,
+      headers: { 'content-type': 'application/vnd.schemaregistry.v1+json', ...basicAuthorization(this.auth) },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (!response.ok) throw new Error(`registry ${method} /${path} answered ${response.status}: ${await response.text()}`);
+    return response.json();
   }
 
   private schemaOf(eventType: EventType) {
