@@ -47,13 +47,17 @@ export class MessagingWorld {
     return relay;
   }
 
-  async consumer(handlers: EventHandlers, options: { name?: string; maxAttempts?: number; codec?: EventCodec; db?: Knex } = {}): Promise<ConsumerRunner> {
+  async consumer(
+    handlers: EventHandlers,
+    options: { name?: string; maxAttempts?: number; codec?: EventCodec; db?: Knex; partitionsConcurrently?: number } = {},
+  ): Promise<ConsumerRunner> {
     const runner = new ConsumerRunner(options.db ?? this.db, this.kafka, options.codec ?? this.codec, {
       name: options.name ?? 'test-consumer',
       handlers,
       maxAttempts: options.maxAttempts ?? 3,
       retryBackoff: { initialMs: 20, maxMs: 100, jitter: 0.2 },
       topicPartitions: 3,
+      partitionsConcurrently: options.partitionsConcurrently,
       createTopics: true,
     });
     await runner.start();

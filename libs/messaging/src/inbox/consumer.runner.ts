@@ -10,10 +10,13 @@ import { IdempotentProducer } from '../idempotent-producer';
 import { ensureTopics } from '../topics';
 import { fetchWaitMs } from '../kafka.client';
 import { EventHandlers } from './event-handlers';
+import { Gathering } from './gathering';
 import { BatchControl, ConsumerStats, Delivery, MessageDelivery } from './message-delivery';
 
-/** Messages handled in one transaction at most: a bigger batch holds its rows' locks longer for little gain. */
+/** Messages of one partition handled in one transaction at most: a bigger batch holds its rows' locks longer for little gain. */
 const maxTogether = 50;
+/** Messages of several partitions handled in one transaction at most (see Gathering). */
+const maxGathered = 200;
 
 export type { ConsumerStats } from './message-delivery';
 
@@ -57,6 +60,7 @@ export class ConsumerRunner {
   private running?: Promise<void>;
   private wakeRunner?: () => void;
   private readonly delivery: MessageDelivery;
+  private readonly gathering: Gathering;
 
   constructor(
     knex: Knex,
@@ -68,6 +72,7 @@ export class ConsumerRunner {
     this.logger = new Logger(`consumer ${options.name}`);
     this.producer = new IdempotentProducer(kafka);
     this.delivery = new MessageDelivery(knex, codec, this.producer, this.deadLetterTopic, this.logger, options);
+    this.gathering = new Gathering((parts) => this.delivery.deliverGathered(parts), maxGathered);
   }
 
   get stats(): ConsumerStats {
@@ -201,9 +206,10 @@ export class ConsumerRunner {
   }
 
   /**
-   * The batch's messages together, in transactions of up to `maxTogether`; when one fails, those
-   * not handled up to it one by one (retries, dead letters and outages are handled there), then the
-   * rest together again.
+   * The batch's messages together, in transactions of up to `maxTogether`, each shared with the
+   * batches of other partitions that kafkajs handed over at the same moment for the same reaction
+   * (see Gathering); when one fails, those not handled up to it one by one (retries, dead letters and
+   * outages are handled there), then the rest together again.
    */
   private async eachBatch({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload) {
     const control: BatchControl = { heartbeat, stillOurs: () => isRunning() && !isStale() };
@@ -221,7 +227,8 @@ export class ConsumerRunner {
     let rest = batch.messages;
     while (rest.length > 0 && control.stillOurs()) {
       const together = rest.slice(0, maxTogether);
-      const { handled, failure } = await this.delivery.deliverTogether(topic, partition, together);
+      const reaction = this.options.handlers[this.codec.typeOfTopic(topic) as EventType];
+      const { handled, failure } = await this.gathering.deliverTogether(reaction, { topic, partition, messages: together });
       for (const message of together.slice(0, handled)) await done(message, 'handled');
       if (failure) {
         for (let i = handled; i <= failure.index; i++) {

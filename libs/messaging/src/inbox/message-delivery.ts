@@ -12,6 +12,7 @@ import { failSpan, inSpan, Span } from '@app/tracing';
 import { ConsumedMessage, consumerSpanOptions, inboxEntryOf } from './consumed-message';
 import { ReactionFailure, Reactions } from './reactions';
 import { EventHandlers } from './event-handlers';
+import { PartitionMessages, TogetherOutcome } from './gathering';
 import { pauseHeartbeating } from './pause-heartbeating';
 import { recordAllInInbox, recordInInbox } from './record-in-inbox';
 
@@ -146,45 +147,65 @@ export class MessageDelivery {
    * named so that the caller delivers them one by one up to it, that one with `failedTogether`; when
    * the one at fault is not known, all of them, none with a failed attempt.
    */
-  async deliverTogether(topic: string, partition: number, messages: KafkaMessage[]): Promise<{ handled: number; failure?: { index: number; error: unknown } }> {
-    const events: DomainEvent[] = [];
-    let undecodable: { index: number; error: unknown } | undefined;
-    for (const message of messages) {
-      try {
-        events.push(await this.codec.decode(message.value, this.codec.typeOfTopic(topic)));
-      } catch (error) {
-        undecodable = { index: events.length, error };
-        break;
-      }
-    }
-    if (events.length === 0) return { handled: 0, failure: undecodable };
-    const failure = await this.commitTogether(topic, partition, messages.slice(0, events.length), events);
-    return failure ? { handled: 0, failure } : { handled: events.length, failure: undecodable };
+  async deliverTogether(topic: string, partition: number, messages: KafkaMessage[]): Promise<TogetherOutcome> {
+    const decoded = await this.decodeUpToFailure(topic, partition, messages);
+    if (decoded.arrivals.length === 0) return { handled: 0, failure: decoded.undecodable };
+    const failure = await this.commitTogether(decoded.arrivals);
+    return failure ? { handled: 0, failure } : { handled: decoded.arrivals.length, failure: decoded.undecodable };
   }
 
-  private async commitTogether(topic: string, partition: number, messages: KafkaMessage[], events: DomainEvent[]) {
+  /**
+   * Several partitions' messages for one reaction (see Gathering) in one transaction, each
+   * partition's in offset order. When that transaction fails, each partition is delivered on its
+   * own as deliverTogether does, so that what is at fault is found as it would have been.
+   */
+  async deliverGathered(parts: PartitionMessages[]): Promise<TogetherOutcome[]> {
+    if (parts.length === 1) return [await this.deliverTogether(parts[0].topic, parts[0].partition, parts[0].messages)];
+    const decoded = await Promise.all(parts.map((part) => this.decodeUpToFailure(part.topic, part.partition, part.messages)));
+    const arrivals = decoded.flatMap((part) => part.arrivals);
+    if (arrivals.length > 0 && (await this.commitTogether(arrivals)) !== undefined) {
+      const outcomes: TogetherOutcome[] = [];
+      for (const part of parts) outcomes.push(await this.deliverTogether(part.topic, part.partition, part.messages));
+      return outcomes;
+    }
+    return decoded.map((part) => ({ handled: part.arrivals.length, failure: part.undecodable }));
+  }
+
+  /** The messages decoded in order, up to the first that cannot be. */
+  private async decodeUpToFailure(topic: string, partition: number, messages: KafkaMessage[]) {
+    const arrivals: Array<{ event: DomainEvent; consumed: ConsumedMessage }> = [];
+    for (const message of messages) {
+      try {
+        arrivals.push({ event: await this.codec.decode(message.value, this.codec.typeOfTopic(topic)), consumed: this.consumed(topic, partition, message) });
+      } catch (error) {
+        return { arrivals, undecodable: { index: arrivals.length, error } };
+      }
+    }
+    return { arrivals, undecodable: undefined };
+  }
+
+  private async commitTogether(arrivals: Array<{ event: DomainEvent; consumed: ConsumedMessage }>) {
     const started = process.hrtime.bigint();
     let fresh: boolean[];
     try {
       fresh = await this.knex.transaction(async (trx) => {
-        const consumed = messages.map((message) => this.consumed(topic, partition, message));
         // Which message's row failed, the statement does not say (an event id that is no uuid).
         const firstTimes = await recordAllInInbox(
           trx,
-          events.map((event, i) => inboxEntryOf(event, consumed[i])),
+          arrivals.map(({ event, consumed }) => inboxEntryOf(event, consumed)),
         ).catch(() => Promise.reject(new ReactionFailure(undefined, undefined)));
         await this.reactions.reactTogether(
           trx,
-          events.map((event, i) => ({ event, consumed: consumed[i], firstTime: firstTimes[i] })),
+          arrivals.map((arrival, i) => ({ ...arrival, firstTime: firstTimes[i] })),
         );
         return firstTimes;
       });
     } catch (error) {
       // A failure at the commit is no known message's fault either.
       if (error instanceof ReactionFailure && error.atFault !== undefined) return { index: error.atFault, error: error.error };
-      return { index: messages.length - 1, error: undefined };
+      return { index: arrivals.length - 1, error: undefined };
     }
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9 / messages.length;
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9 / arrivals.length;
     for (const firstTime of fresh) consumerMessages.observe({ consumer: this.options.name, result: this.counted(firstTime) }, seconds);
     return undefined;
   }

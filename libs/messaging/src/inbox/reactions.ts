@@ -53,7 +53,10 @@ export class Reactions {
     else await handler(arrival.event as never, handlerContextFor(trx, arrival.consumed));
   }
 
-  /** Arrivals of one partition of one topic; a failure says which arrival is at fault when it can. */
+  /**
+   * Arrivals for one handler (of one partition, or gathered from several), each partition's in
+   * offset order; a failure says which arrival is at fault when it can.
+   */
   async reactTogether(trx: Knex.Transaction, arrivals: Arrival[]): Promise<void> {
     if (arrivals.length === 0) return;
     const handler = this.handlerOf(arrivals[0].event.eventType);
@@ -78,8 +81,10 @@ export class Reactions {
     const spans = fresh.map((arrival) => openSpan(`process ${arrival.event.eventType}`, consumerSpanOptions(arrival.event, arrival.consumed)));
     for (const span of spans) span.setAttributes({ attempt: 1, delivery: 'handled' });
     try {
-      const facts = { consumer: this.consumer, eventType: fresh[0].event.eventType, batchSize: fresh.length };
-      await inSpan(`process ${fresh.length} ${fresh[0].event.eventType}`, { facts }, () =>
+      // Of several types when a projection's partitions were gathered.
+      const types = [...new Set(fresh.map((arrival) => arrival.event.eventType))].join(', ');
+      const facts = { consumer: this.consumer, eventType: types, batchSize: fresh.length };
+      await inSpan(`process ${fresh.length} ${types}`, { facts }, () =>
         handler.handle(
           fresh.map((arrival) => arrival.event),
           this.batchContext(trx, fresh, spans),
