@@ -5,6 +5,8 @@ const counterNames = [
   'db_statements_total',
   'consumer_batches_total',
   'consumer_batch_messages_total',
+  'consumer_transactions_total',
+  'consumer_transaction_messages_total',
   'relay_requests_total',
   'relay_request_messages_total',
 ] as const;
@@ -34,6 +36,7 @@ export function roundTrips(before: Record<ServiceName, Counters>, after: Record<
       all: round(total('db_statements_total') / tasks),
     },
     messagesPerConsumerBatch: round(total('consumer_batch_messages_total') / Math.max(1, total('consumer_batches_total')), 2),
+    messagesPerConsumerTransaction: round(total('consumer_transaction_messages_total') / Math.max(1, total('consumer_transactions_total')), 2),
     messagesPerRelayRequest: round(total('relay_request_messages_total') / Math.max(1, total('relay_requests_total')), 2),
   };
 }

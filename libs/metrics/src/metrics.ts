@@ -56,6 +56,11 @@ export const consumerLag = new Gauge({
 export const dbStatements = new Counter({ name: 'db_statements_total', help: 'Statements sent to the database, begin and commit included' });
 export const consumerBatches = new Counter({ name: 'consumer_batches_total', help: 'Batches Kafka handed the consumers (one partition each)' });
 export const consumerBatchMessages = new Counter({ name: 'consumer_batch_messages_total', help: 'Messages in the batches Kafka handed the consumers' });
+export const consumerTransactions = new Counter({
+  name: 'consumer_transactions_total',
+  help: 'Transactions that committed messages together (the batches of one partition, or gathered from several)',
+});
+export const consumerTransactionMessages = new Counter({ name: 'consumer_transaction_messages_total', help: 'Messages those transactions committed' });
 export const relayRequests = new Counter({ name: 'relay_requests_total', help: 'Produce requests the outbox relay sent' });
 export const relayRequestMessages = new Counter({ name: 'relay_request_messages_total', help: 'Messages in the produce requests the outbox relay sent' });
 

@@ -1,4 +1,4 @@
-import { consumerMessages, deadLetters, inboxDuplicates, retries } from '@app/metrics';
+import { consumerMessages, consumerTransactionMessages, consumerTransactions, deadLetters, inboxDuplicates, retries } from '@app/metrics';
 import type { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
 import type { KafkaMessage } from 'kafkajs';
@@ -206,6 +206,8 @@ export class MessageDelivery {
       return { index: arrivals.length - 1, error: undefined };
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9 / arrivals.length;
+    consumerTransactions.inc();
+    consumerTransactionMessages.inc(arrivals.length);
     for (const firstTime of fresh) consumerMessages.observe({ consumer: this.options.name, result: this.counted(firstTime) }, seconds);
     return undefined;
   }
