@@ -2,6 +2,7 @@ import { errors, JWTVerifyGetKey, jwtVerify } from 'jose';
 import { AuthConfig } from './auth.config';
 import { Caller, Role, roles } from './caller';
 import { keySet } from './key-set';
+import { VerifiedTokens } from './verified-tokens';
 
 /** A token that proves nothing: missing, malformed, expired, for someone else, or signed with a key we do not trust. */
 export class InvalidToken extends Error {
@@ -16,6 +17,7 @@ const userIdPattern = /^[A-Za-z0-9._@:-]{1,128}$/;
 /** Verifies bearer tokens against the JWKS, issuer, audience and pinned algorithms of the config. */
 export class TokenVerifier {
   private readonly keys: JWTVerifyGetKey;
+  private readonly verified = new VerifiedTokens();
 
   constructor(private readonly config: AuthConfig) {
     this.keys = keySet(config.jwksUrl);
@@ -26,6 +28,8 @@ export class TokenVerifier {
     if (!authorization) throw new InvalidToken('an Authorization: Bearer token is required');
     const match = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/.exec(authorization);
     if (!match) throw new InvalidToken('the Authorization header must be "Bearer <JWT>"');
+    const known = this.verified.callerOf(match[1]);
+    if (known) return known;
     let payload: Record<string, unknown>;
     try {
       ({ payload } = await jwtVerify(match[1], this.keys, {
@@ -40,7 +44,9 @@ export class TokenVerifier {
     const sub = payload.sub;
     if (typeof sub !== 'string' || !userIdPattern.test(sub)) throw new InvalidToken("the token's sub is not a valid user id");
     const claimed = Array.isArray(payload.roles) ? payload.roles : typeof payload.roles === 'string' ? payload.roles.split(' ') : [];
-    return { userId: sub, roles: new Set(claimed.filter((r): r is Role => (roles as readonly unknown[]).includes(r))) };
+    const caller = { userId: sub, roles: new Set(claimed.filter((r): r is Role => (roles as readonly unknown[]).includes(r))) };
+    this.verified.remember(match[1], caller, payload.exp as number);
+    return caller;
   }
 }
 

@@ -165,7 +165,7 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
 
   private async finish(job: Job, attempt: number, outcome: ModelOutcome, reportRef?: string): Promise<void> {
     const decision = decideAfterAttempt(outcome, attempt, this.config.retryDelaysMs, this.config.retryJitter);
-    const recorded = await this.knex.transaction((trx) => recordAttempt(trx, job, attempt, outcome, decision, reportRef));
+    const recorded = await recordAttempt(this.knex, job, attempt, outcome, decision, reportRef);
     if (recorded && !outcome.ok) {
       const next = decision.kind === 'retry' ? `retrying in ${decision.delayMs} ms` : 'giving up';
       this.logger.warn(`attempt ${attempt} failed (${outcome.code}: ${outcome.message}); ${next}`);

@@ -2,7 +2,7 @@ import { retries } from '@app/metrics';
 import { afterCommit } from '@app/database';
 import type { Knex } from 'knex';
 import { capText, newEvent } from '@app/events';
-import { addAllToOutbox, addToOutbox, childTraceparent, traceparentFor } from '@app/messaging';
+import { addAllToOutbox, childTraceparent, outboxRowOf, traceparentFor, wakeRelay } from '@app/messaging';
 import { openSpan, traceparentOf } from '@app/tracing';
 import type { ModelOutcome } from '../model/model-outcome.rules';
 import { AttemptDecision } from './attempt-outcome.rules';
@@ -109,11 +109,34 @@ export async function anyInterruptedJob(knex: Knex): Promise<boolean> {
 }
 
 /**
- * Records how attempt `attempt` ended and what follows, with its event, in one transaction. Returns
- * false when the job moved on meanwhile (its lease ran out and another attempt was started).
+ * How an attempt ended, in one statement: the job moves on (only while that attempt still holds it:
+ * the statement that moves it is the one that locks it), the attempt row is closed, and the event
+ * that says so goes to the outbox, all three or none. What follows was decided before, in
+ * attempt-outcome.rules; `db` is the pool (the statement is its own transaction) or a transaction.
+ */
+const recordOutcome = `
+with moved as (
+  update generation_jobs
+     set status = :status, report_ref = coalesce(:reportRef, report_ref), next_attempt_at = coalesce(:nextAttemptAt, next_attempt_at),
+         lease_until = null, updated_at = now()
+   where task_id = :taskId and status = 'running' and attempts = :attempt
+  returning task_id
+), finished as (
+  update generation_attempts
+     set finished_at = now(), outcome = :outcome, error_code = :errorCode, error_message = :errorMessage
+   where task_id in (select task_id from moved) and attempt = :attempt
+), published as (
+  insert into outbox (event_id, event_type, message_key, payload, headers)
+  select cast(:eventId as uuid), :eventType, :messageKey, cast(:payload as jsonb), cast(:headers as jsonb) from moved
+)
+select cast(count(*) as int) as moved from moved`;
+
+/**
+ * Records how attempt `attempt` ended and what follows, with its event. Returns false when the job
+ * moved on meanwhile (its lease ran out and another attempt was started): then nothing is written.
  */
 export async function recordAttempt(
-  trx: Knex.Transaction,
+  db: Knex,
   job: Job,
   attempt: number,
   outcome: ModelOutcome,
@@ -121,26 +144,43 @@ export async function recordAttempt(
   reportRef?: string,
 ): Promise<boolean> {
   const next = whatFollows(job, attempt, outcome, decision, reportRef);
-  // The statement that moves the job on is the one that locks it: no row when it moved on meanwhile.
-  const moved = await trx('generation_jobs')
-    .where({ task_id: job.task_id, status: 'running', attempts: attempt })
-    .update({ ...next.changes, lease_until: null, updated_at: trx.fn.now() })
-    .returning('task_id');
-  if (moved.length === 0) return false;
-  const error = outcome.ok ? {} : { error_code: outcome.code, error_message: outcome.message };
-  await trx('generation_attempts')
-    .where({ task_id: job.task_id, attempt })
-    .update({ finished_at: trx.fn.now(), outcome: decision.kind, ...error });
-  if (decision.kind === 'retry') afterCommit(trx, () => retries.inc({ kind: 'generation' }));
-  await addToOutbox(trx, next.event);
+  const row = outboxRowOf(next.event, traceparentOf() ?? childTraceparent(undefined, next.event.correlationId));
+  const result = await db.raw<{ rows: Array<{ moved: number }> }>(recordOutcome, {
+    status: next.changes.status,
+    reportRef: next.changes.report_ref ?? null,
+    nextAttemptAt: next.changes.next_attempt_at ?? null,
+    taskId: job.task_id,
+    attempt,
+    outcome: decision.kind,
+    errorCode: outcome.ok ? null : outcome.code,
+    errorMessage: outcome.ok ? null : outcome.message,
+    eventId: row.event_id,
+    eventType: row.event_type,
+    messageKey: row.message_key,
+    payload: row.payload,
+    headers: row.headers,
+  });
+  if (result.rows[0].moved === 0) return false;
+  const committed = () => {
+    if (decision.kind === 'retry') retries.inc({ kind: 'generation' });
+    wakeRelay();
+  };
+  if (db.isTransaction) afterCommit(db as Knex.Transaction, committed);
+  else committed();
   return true;
+}
+
+interface JobChanges {
+  status: 'succeeded' | 'scheduled' | 'failed';
+  report_ref?: string;
+  next_attempt_at?: Date;
 }
 
 /** The job's new state after the attempt, and the event that says so. */
 function whatFollows(job: Job, attempt: number, outcome: ModelOutcome, decision: AttemptDecision, reportRef?: string) {
   if (decision.kind === 'succeeded') {
     return {
-      changes: { status: 'succeeded', report_ref: reportRef },
+      changes: { status: 'succeeded', report_ref: reportRef } as JobChanges,
       event: newEvent('GenerationSucceeded', { attempt, reportRef: reportRef ?? '' }, origin(job), 'generation'),
     };
   }
@@ -148,13 +188,13 @@ function whatFollows(job: Job, attempt: number, outcome: ModelOutcome, decision:
   if (decision.kind === 'retry') {
     const nextAttemptAt = Date.now() + decision.delayMs;
     return {
-      changes: { status: 'scheduled', next_attempt_at: new Date(nextAttemptAt) },
+      changes: { status: 'scheduled', next_attempt_at: new Date(nextAttemptAt) } as JobChanges,
       event: newEvent('GenerationRetryScheduled', { attempt, nextAttemptAt, errorCode: outcome.code, reason: outcome.message }, origin(job), 'generation'),
     };
   }
   const reason = capText(decision.errorClass === 'RETRIES_EXHAUSTED' ? `gave up after ${attempt} attempts: ${outcome.message}` : outcome.message);
   return {
-    changes: { status: 'failed' },
+    changes: { status: 'failed' } as JobChanges,
     event: newEvent('GenerationFailed', { attempts: attempt, errorClass: decision.errorClass, errorCode: outcome.code, reason }, origin(job), 'generation'),
   };
 }

@@ -12,6 +12,9 @@ export function reportRefOf(taskId: string): string {
  * the service reads and writes the same directory (REPORTS_DIR: shared storage when they run apart).
  */
 export class ReportStore {
+  /** The temporary directory made once, not before every report (made again after a failed save). */
+  private tmpDirMade?: Promise<unknown>;
+
   constructor(private readonly dir: string) {}
 
   private get tmpDir(): string {
@@ -19,13 +22,14 @@ export class ReportStore {
   }
 
   async save(taskId: string, attempt: number, content: string): Promise<string> {
-    await fs.mkdir(this.tmpDir, { recursive: true });
     const temporary = path.join(this.tmpDir, `${taskId}.${attempt}.part`);
     const name = `${taskId}.md`;
     try {
+      await (this.tmpDirMade ??= fs.mkdir(this.tmpDir, { recursive: true }));
       await fs.writeFile(temporary, content);
       await fs.rename(temporary, path.join(this.dir, name));
     } catch (error) {
+      this.tmpDirMade = undefined; // someone may have removed the directory
       await fs.rm(temporary, { force: true });
       throw error;
     }

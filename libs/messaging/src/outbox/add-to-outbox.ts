@@ -42,5 +42,10 @@ export function outboxRowOf(event: DomainEvent, traceparent: string) {
 
 /** The relay in this process publishes at once what `trx` wrote to the outbox, once it commits. */
 export function wakeRelayOnCommit(trx: Knex.Transaction): void {
-  afterCommit(trx, () => outboxSignal.emit(outboxCommitted));
+  afterCommit(trx, wakeRelay);
+}
+
+/** The relay in this process publishes at once what a statement that committed wrote to the outbox. */
+export function wakeRelay(): void {
+  outboxSignal.emit(outboxCommitted);
 }
