@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { DomainEvent, TaskAccepted } from '@app/events';
 import { outboxRowOf, wakeRelayOnCommit } from '@app/messaging';
 import { noFacts, TaskFacts } from '@app/task-state';
-import { releaseOpenTaskSlots } from '../submit/user-limits';
+import { openTaskSlotTaken, releaseOpenTaskSlots } from '../submit/user-limits';
 import { project, ProjectedTask, Projection, TaskChange } from './projection.rules';
 
 type PublishAll = (events: DomainEvent[]) => Promise<void>;
@@ -71,14 +71,16 @@ function slotsFreedBy(changes: TaskChange[], outcomes: Projection['outcomes'], r
 
 /**
  * A task accepted by POST /tasks, new by construction (its id was just made): its row, as the
- * acceptance projects it, its timeline's first event and the acceptance's outbox row, written by
- * one statement.
+ * acceptance projects it, its timeline's first event, the acceptance's outbox row and one of the
+ * user's `maxOpenTasks` open-task slots, written by one statement. False when the user had no slot
+ * left: the caller rolls back, and nothing of it stays. The slot's row is locked last, by the
+ * statement just before the commit, so one user's submissions wait on each other only for a commit.
  */
-export async function recordNewTask(trx: Knex.Transaction, accepted: TaskAccepted, traceparent: string): Promise<void> {
+export async function recordNewTask(trx: Knex.Transaction, accepted: TaskAccepted, traceparent: string, maxOpenTasks: number): Promise<boolean> {
   const { changes, outcomes } = project(new Map([[accepted.taskId, { taskId: accepted.taskId, facts: noFacts, outcomeEventId: null }]]), [accepted]);
   if (outcomes.length > 0 || changes.length !== 1) throw new Error(`the acceptance of ${accepted.taskId} did not project to one open task`);
   const [task] = changes;
-  await trx
+  const [{ taken }] = await trx
     .with(
       'task',
       trx('tasks').insert({
@@ -95,9 +97,12 @@ export async function recordNewTask(trx: Knex.Transaction, accepted: TaskAccepte
       }),
     )
     .with('timeline', trx('task_timeline').insert(timelineRowOf(accepted)))
-    .insert(outboxRowOf(accepted, traceparent))
-    .into('outbox');
+    .with('outbox_row', trx('outbox').insert(outboxRowOf(accepted, traceparent)))
+    .with('slot', openTaskSlotTaken(trx, accepted.userId, maxOpenTasks))
+    .from('slot')
+    .count<Array<{ taken: string }>>({ taken: '*' });
   wakeRelayOnCommit(trx);
+  return Number(taken) === 1;
 }
 
 function projectionsOf(rows: TaskRow[]): Map<string, ProjectedTask> {

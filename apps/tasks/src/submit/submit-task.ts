@@ -9,7 +9,7 @@ import { recordNewTask } from '../projection/apply-to-task';
 import { TasksConfig } from '../tasks.config';
 import { claimKey, KeyRow } from './claim-key';
 import { requestHash } from './request-hash';
-import { takeOpenTaskSlot, takeRateToken, tooManyOpenTasks } from './user-limits';
+import { takeRateToken, tooManyOpenTasks } from './user-limits';
 
 export interface TaskSubmission {
   userId: string;
@@ -29,7 +29,8 @@ const lockNotAvailable = '55P03';
 /**
  * POST /tasks under an Idempotency-Key: the key row (with the answer a replay gets), the task row,
  * its timeline and the TaskAccepted outbox row, and the user's open-task slot commit in one
- * transaction (four statements between its begin and its commit), so a request that fails leaves nothing behind. A request with a key
+ * transaction (three statements between its begin and its commit: the lock timeout, the key, the
+ * rest), so a request that fails leaves nothing behind. A request with a key
  * that another request is still holding waits for it (up to the lock timeout, then 409) and then
  * replays its answer; the same key with other content is a 422. Each request takes a token from the
  * user's rate bucket, and a new task is refused while the user has too many unfinished ones (429).
@@ -51,9 +52,8 @@ export async function submitTask(knex: Knex, config: TasksConfig, key: string, s
         { taskId, userId: submission.userId, correlationId: randomUUID(), causationId: null },
         'tasks',
       );
-      await recordNewTask(trx, accepted, traceparentOf() ?? traceparentFor(accepted.correlationId));
-      // Last, so that the user's other submissions wait on its row only for this commit.
-      if (!(await takeOpenTaskSlot(trx, submission.userId, config.userMaxOpenTasks))) throw tooManyOpenTasks(submission.userId, config.userMaxOpenTasks);
+      const traceparent = traceparentOf() ?? traceparentFor(accepted.correlationId);
+      if (!(await recordNewTask(trx, accepted, traceparent, config.userMaxOpenTasks))) throw tooManyOpenTasks(submission.userId, config.userMaxOpenTasks);
       return { status: HttpStatus.ACCEPTED, body, replayed: false };
     });
   } catch (error) {

@@ -35,13 +35,18 @@ export async function openTasksOf(trx: Knex.Transaction, userId: string): Promis
  * one user's submissions then wait on each other only for that commit.
  */
 export async function takeOpenTaskSlot(trx: Knex.Transaction, userId: string, max: number): Promise<boolean> {
-  const { rows } = await trx.raw<{ rows: unknown[] }>(
+  const { rows } = await openTaskSlotTaken(trx, userId, max);
+  return rows.length === 1;
+}
+
+/** The statement takeOpenTaskSlot runs, for a statement that takes the slot with other writes: a row when it was taken. */
+export function openTaskSlotTaken(trx: Knex.Transaction, userId: string, max: number): Knex.Raw<{ rows: unknown[] }> {
+  return trx.raw(
     `insert into user_open_tasks as u (user_id, open_tasks) values (?, 1)
      on conflict (user_id) do update set open_tasks = u.open_tasks + 1 where u.open_tasks < ?
      returning open_tasks`,
     [userId, max],
   );
-  return rows.length === 1;
 }
 
 /** Gives back the slots of tasks that reached their end, `finished` per user: one statement. */
