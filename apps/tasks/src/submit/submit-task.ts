@@ -31,8 +31,9 @@ const lockNotAvailable = '55P03';
  * its timeline and the TaskAccepted outbox row, and the user's open-task slot commit in one
  * transaction (three statements between its begin and its commit: the lock timeout, the key, the
  * rest), so a request that fails leaves nothing behind. A request with a key that another request
- * is still holding waits for it (up to the lock timeout, then 409) and then replays its answer; the same key with other content is a 422. Each request takes a token from the
- * user's rate bucket, and a new task is refused while the user has too many unfinished ones (429).
+ * is still holding waits for it (up to the lock timeout, then 409) and then replays its answer; the
+ * same key with other content is a 422. Each request takes a token from the user's rate bucket, and
+ * a new task is refused while the user has too many unfinished ones (429).
  */
 export async function submitTask(knex: Knex, config: TasksConfig, key: string, submission: TaskSubmission): Promise<SubmissionResult> {
   const hash = requestHash(submission);
