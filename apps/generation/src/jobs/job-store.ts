@@ -1,7 +1,7 @@
 import { retries } from '@app/metrics';
 import { afterCommit } from '@app/database';
 import type { Knex } from 'knex';
-import { capText, newEvent } from '@app/events';
+import { capText, DomainEvent, newEvent } from '@app/events';
 import { addAllToOutbox, childTraceparent, outboxRowOf, traceparentFor, wakeRelay } from '@app/messaging';
 import { openSpan, traceparentOf } from '@app/tracing';
 import type { ModelOutcome } from '../model/model-outcome.rules';
@@ -177,10 +177,16 @@ interface JobChanges {
 }
 
 /** The job's new state after the attempt, and the event that says so. */
-function whatFollows(job: Job, attempt: number, outcome: ModelOutcome, decision: AttemptDecision, reportRef?: string) {
+function whatFollows(
+  job: Job,
+  attempt: number,
+  outcome: ModelOutcome,
+  decision: AttemptDecision,
+  reportRef?: string,
+): { changes: JobChanges; event: DomainEvent } {
   if (decision.kind === 'succeeded') {
     return {
-      changes: { status: 'succeeded', report_ref: reportRef } as JobChanges,
+      changes: { status: 'succeeded', report_ref: reportRef },
       event: newEvent('GenerationSucceeded', { attempt, reportRef: reportRef ?? '' }, origin(job), 'generation'),
     };
   }
@@ -188,13 +194,13 @@ function whatFollows(job: Job, attempt: number, outcome: ModelOutcome, decision:
   if (decision.kind === 'retry') {
     const nextAttemptAt = Date.now() + decision.delayMs;
     return {
-      changes: { status: 'scheduled', next_attempt_at: new Date(nextAttemptAt) } as JobChanges,
+      changes: { status: 'scheduled', next_attempt_at: new Date(nextAttemptAt) },
       event: newEvent('GenerationRetryScheduled', { attempt, nextAttemptAt, errorCode: outcome.code, reason: outcome.message }, origin(job), 'generation'),
     };
   }
   const reason = capText(decision.errorClass === 'RETRIES_EXHAUSTED' ? `gave up after ${attempt} attempts: ${outcome.message}` : outcome.message);
   return {
-    changes: { status: 'failed' } as JobChanges,
+    changes: { status: 'failed' },
     event: newEvent('GenerationFailed', { attempts: attempt, errorClass: decision.errorClass, errorCode: outcome.code, reason }, origin(job), 'generation'),
   };
 }
