@@ -43,6 +43,29 @@ describe('the outbox and its relay', () => {
     await waitFor(async () => (await world.db('outbox').where({ event_id: event.eventId }).first())?.published_at ?? undefined, { what: 'published_at' });
   });
 
+  it('keeps, for each row it marks, the partition and offset where Kafka acknowledged it', async () => {
+    // Given events of several tasks committed in one transaction (one request, several partitions)
+    const events = Array.from({ length: 12 }, () => taskRequested());
+    await world.db.transaction(async (trx) => {
+      for (const event of events) await addToOutbox(trx, event);
+    });
+
+    // When they are published and marked
+    const ids = events.map((e) => e.eventId);
+    const rows = await waitFor(
+      async () => {
+        const marked = await world.db('outbox').whereIn('event_id', ids).whereNotNull('published_at');
+        return marked.length === events.length && marked;
+      },
+      { what: 'every row marked' },
+    );
+
+    // Then each row's place is where its event sits on the topic
+    const placeOnTopic = new Map(reader.messages.filter((m) => m.event).map((m) => [m.event!.eventId, `${m.partition}:${m.offset}`]));
+    expect(new Set(rows.map((r) => r.kafka_partition)).size).toBeGreaterThan(1);
+    for (const row of rows) expect(`${row.kafka_partition}:${row.kafka_offset}`).toBe(placeOnTopic.get(row.event_id));
+  });
+
   it('never publishes an event whose transaction rolls back', async () => {
     // Given an event added in a transaction that then fails
     const rolledBack = taskRequested();

@@ -1,14 +1,14 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createKnex } from '@app/database';
-import { kafkaProcess, startKafka, stopKafka } from '../stack/kafka';
+import { kafkaProcess, startKafka, startKafkaNode, stopKafka } from '../stack/kafka';
 import { databaseUrlFor, postgresDataDir, postgresProcess, startPostgres, stopPostgres } from '../stack/postgres';
 import { runningPid, sleep } from '../stack/processes';
 import { registryProcess, startRegistry, stopRegistry } from '../stack/registry';
 import { stackUp } from '../stack/stack';
 import { stopZipkin } from '../stack/zipkin';
 import { stopPrometheus } from '../stack/prometheus';
-import { loadStackConfig, StackConfig } from '../stack/stack.config';
+import { KafkaNode, loadStackConfig, StackConfig } from '../stack/stack.config';
 
 /**
  * The campaign's own stack: its own folder and ports, and a private PostgreSQL cluster (made with
@@ -25,8 +25,9 @@ export const campaignPorts = {
   prometheus: 29090,
 };
 
-export function campaignStackConfig(rootDir: string): StackConfig {
+export function campaignStackConfig(rootDir: string, brokers: 1 | 3 = 1): StackConfig {
   const env = {
+    STACK_BROKERS: String(brokers),
     STACK_DIR: path.join(rootDir, 'chaos', 'stack'),
     KAFKA_PORT: String(campaignPorts.kafka),
     KAFKA_CONTROLLER_PORT: String(campaignPorts.controller),
@@ -104,4 +105,28 @@ export async function setReadOnly(config: StackConfig, database: string, readOnl
   } finally {
     await admin.destroy();
   }
+}
+
+/** Signals one Kafka node's process group. */
+export function signalNode(config: StackConfig, node: KafkaNode, signal: NodeJS.Signals): boolean {
+  const pid = runningPid(kafkaProcess(config, node));
+  if (pid === undefined) return false;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    process.kill(pid, signal);
+  }
+  return true;
+}
+
+/** kill -9 of one node, waited for until it is gone. */
+export async function crashNode(config: StackConfig, node: KafkaNode): Promise<void> {
+  const proc = kafkaProcess(config, node);
+  signalNode(config, node, 'SIGKILL');
+  while (runningPid(proc) !== undefined) await sleep(100);
+}
+
+/** One node started again; resolves once the cluster lists it. */
+export function restartNode(config: StackConfig, node: KafkaNode): Promise<void> {
+  return startKafkaNode(config, node);
 }

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createKafka, localKafkaCredentials } from '@app/messaging';
-import { kafkaBrokers, StackConfig } from '../stack/stack.config';
+import { kafkaBootstrap, StackConfig } from '../stack/stack.config';
 import { campaignStackConfig, freshCampaignStack, stopCampaignStack } from './campaign-stack';
 import { Cluster } from './cluster';
 import { gatherEvidence, saveEvidence } from './evidence';
@@ -19,10 +19,13 @@ export interface CampaignOptions {
   instances: number;
   settleMs: number;
   users: number;
+  /** One broker, or a replicated cluster of three with the cluster's own faults. */
+  brokers: 1 | 3;
 }
 
 export interface CampaignReport {
   seed: number;
+  brokers: number;
   runDir: string;
   durationMs: number;
   instances: number;
@@ -49,10 +52,12 @@ export async function runCampaign(rootDir: string, options: CampaignOptions, log
   fs.rmSync(runDir, { recursive: true, force: true });
   fs.mkdirSync(runDir, { recursive: true });
   const serviceLog = fs.createWriteStream(path.join(runDir, 'services.log'));
-  const stack = campaignStackConfig(rootDir);
+  const stack = campaignStackConfig(rootDir, options.brokers);
   const history = new History(runDir);
   const random = new Random(options.seed);
-  log(`campaign ${options.seed}: stack in ${stack.stackDir}, history in ${history.file}`);
+  log(
+    `campaign ${options.seed} on ${options.brokers === 1 ? 'one broker' : `${options.brokers} brokers`}: stack in ${stack.stackDir}, history in ${history.file}`,
+  );
   await freshCampaignStack(stack, (line) => log(`  ${line}`));
 
   const granted = grantedFor(options.durationMs);
@@ -98,7 +103,7 @@ export async function runCampaign(rootDir: string, options: CampaignOptions, log
 /** The checker alone, on a saved run. */
 export function checkSavedRun(runDir: string, evidence: Parameters<typeof checkInvariants>[0]): CampaignReport {
   const started = evidence.history.find((h) => h.kind === 'phase' && h.phase === 'started') as { detail?: CampaignOptions } | undefined;
-  const options = started?.detail ?? { seed: 0, durationMs: 0, instances: 0, settleMs: 0, users: 0 };
+  const options: CampaignOptions = started?.detail ?? { seed: 0, durationMs: 0, instances: 0, settleMs: 0, users: 0, brokers: 1 };
   const settled = evidence.history.find((h) => h.kind === 'phase' && h.phase === 'settled') as { detail?: { convergenceMs: number } } | undefined;
   const faults: Record<string, number> = {};
   for (const h of evidence.history) if (h.kind === 'fault' && h.phase === 'start') faults[h.fault] = (faults[h.fault] ?? 0) + 1;
@@ -135,6 +140,7 @@ function reportOf(
   const submits = entries.filter((h) => h.kind === 'submit');
   return {
     seed: options.seed,
+    brokers: options.brokers,
     runDir,
     durationMs: options.durationMs,
     instances: options.instances,
@@ -160,5 +166,5 @@ function reportOf(
 
 function adminKafka(stack: StackConfig) {
   const admin = localKafkaCredentials('admin', stack.stackDir);
-  return createKafka('chaos-checker', [kafkaBrokers(stack)], { sasl: admin ? { mechanism: 'scram-sha-512', ...admin } : undefined, ssl: undefined });
+  return createKafka('chaos-checker', kafkaBootstrap(stack), { sasl: admin ? { mechanism: 'scram-sha-512', ...admin } : undefined, ssl: undefined });
 }

@@ -23,6 +23,10 @@ const seed = (value: string) => {
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`"${value}" is not a seed (a whole number, or "commit")`);
   return n >>> 0;
 };
+const brokers = (value: string): 1 | 3 => {
+  if (value !== '1' && value !== '3') throw new InvalidArgumentError(`"${value}" brokers: a campaign runs on 1 or 3`);
+  return Number(value) as 1 | 3;
+};
 const positive = (value: string) => {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`"${value}" is not a positive whole number`);
@@ -40,19 +44,36 @@ const program = new Command('chaos')
   .option('--instances <n>', 'instances of every service', positive, 2)
   .option('--settle <d>', 'how long the platform may take to converge once the faults are healed', duration, 120_000)
   .option('--users <n>', 'how many users submit', positive, 6)
+  .option('--brokers <n>', 'one broker, or a replicated cluster of 3 with its own faults', brokers, 1)
   .option('--check <dir>', 'check a saved run instead of running one')
   .option('--json', 'print the report as JSON')
   .exitOverride();
 
 async function main(): Promise<number> {
   program.parse();
-  const options = program.opts<{ seed: number; duration: number; instances: number; settle: number; users: number; check?: string; json?: boolean }>();
+  const options = program.opts<{
+    seed: number;
+    duration: number;
+    instances: number;
+    settle: number;
+    users: number;
+    brokers: 1 | 3;
+    check?: string;
+    json?: boolean;
+  }>();
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const report = options.check
     ? checkSavedRun(path.resolve(options.check), loadEvidence(path.resolve(options.check), readHistory(path.resolve(options.check))))
     : await runCampaign(
         rootDir,
-        { seed: options.seed, durationMs: options.duration, instances: options.instances, settleMs: options.settle, users: options.users },
+        {
+          seed: options.seed,
+          durationMs: options.duration,
+          instances: options.instances,
+          settleMs: options.settle,
+          users: options.users,
+          brokers: options.brokers,
+        },
         log,
       );
   process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : table(report));
@@ -61,7 +82,7 @@ async function main(): Promise<number> {
 
 function table(report: CampaignReport): string {
   const lines = [
-    `seed ${report.seed}, ${report.durationMs / 1000} s, ${report.instances} instances of every service — ${report.runDir}`,
+    `seed ${report.seed}, ${report.durationMs / 1000} s, ${report.brokers} broker${report.brokers === 1 ? '' : 's'}, ${report.instances} instances of every service — ${report.runDir}`,
     `operations: ${report.operations.submits} POST /tasks (${report.operations.accepted} accepted), ${report.operations.published} outside requests, ${report.operations.deliveries} webhook deliveries`,
     `faults: ${
       Object.entries(report.faults)

@@ -50,6 +50,21 @@ export interface FaultEntry {
   target: string;
 }
 
+/**
+ * What a node's Admin API showed of a cluster fault while it lasted (`seen`), or that it was never
+ * seen (`seen: null`), either because the run ended first (`cutShort`) or because it did not show.
+ */
+export interface EffectEntry {
+  kind: 'effect';
+  at: number;
+  id: number;
+  fault: string;
+  seen: string | null;
+  afterMs?: number;
+  cutShort?: boolean;
+  lastError?: string;
+}
+
 /** A webhook delivery the receiver got: its id, whether its signature held, and what it answered. */
 export interface DeliveryEntry {
   kind: 'delivery';
@@ -70,7 +85,7 @@ export interface PhaseEntry {
   detail?: Record<string, unknown>;
 }
 
-export type HistoryEntry = SubmitOp | PublishOp | WebhookOp | FaultEntry | DeliveryEntry | PhaseEntry;
+export type HistoryEntry = SubmitOp | PublishOp | WebhookOp | FaultEntry | EffectEntry | DeliveryEntry | PhaseEntry;
 
 /** Appends entries to `history.jsonl`, one JSON object per line, as they happen. */
 export class History {

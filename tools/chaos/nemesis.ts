@@ -1,22 +1,31 @@
 import type { StackConfig } from '../stack/stack.config';
+import { BrokerFaultKind, brokerFaultWeights, BrokerStrike, strikeBroker } from './broker-faults';
 import { crashPart, restartPart, setReadOnly, signalPart, StackPart } from './campaign-stack';
 import type { Cluster, Instance } from './cluster';
 import { services } from './cluster';
 import type { History } from './history';
 import type { Random } from './random';
 
-type FaultKind = 'kill-instance' | 'pause-instance' | 'kill-broker' | 'pause-broker' | 'crash-postgres' | 'read-only-database' | 'kill-registry' | 'kill-model';
+type FaultKind =
+  'kill-instance' | 'pause-instance' | 'kill-broker' | 'crash-postgres' | 'read-only-database' | 'kill-registry' | 'kill-model' | BrokerFaultKind;
 
-const faultWeights: Array<readonly [FaultKind, number]> = [
+const serviceFaultWeights: Array<readonly [FaultKind, number]> = [
   ['kill-instance', 4],
   ['pause-instance', 2],
-  ['kill-broker', 2],
-  ['pause-broker', 1],
   ['crash-postgres', 2],
   ['read-only-database', 2],
   ['kill-registry', 1],
   ['kill-model', 1],
 ];
+
+/** One broker: it is killed or paused. A cluster: the faults of broker-faults.ts. */
+const singleBrokerWeights: Array<readonly [FaultKind, number]> = [
+  ['kill-broker', 2],
+  ['pause-broker', 1],
+];
+
+/** How often a cluster fault's effect is looked for while it lasts. */
+const effectPollMs = 1000;
 
 interface ActiveFault {
   id: number;
@@ -37,6 +46,7 @@ export class Nemesis {
   private nextId = 0;
   private wake?: () => void;
   readonly applied: Record<string, number> = {};
+  private readonly faultWeights: Array<readonly [FaultKind, number]>;
 
   constructor(
     private readonly stack: StackConfig,
@@ -45,7 +55,9 @@ export class Nemesis {
     private readonly random: Random,
     private readonly log: (line: string) => void,
     private readonly spacingMs: [number, number] = [20_000, 40_000],
-  ) {}
+  ) {
+    this.faultWeights = [...serviceFaultWeights, ...(stack.kafka.brokers > 1 ? brokerFaultWeights : singleBrokerWeights)];
+  }
 
   async run(): Promise<void> {
     this.running = true;
@@ -73,7 +85,7 @@ export class Nemesis {
   }
 
   private async strike(): Promise<void> {
-    const kind = this.random.weighted(faultWeights);
+    const kind = this.random.weighted(this.faultWeights);
     const busy = new Set([...this.active.values()].map((f) => f.target));
     const free = (target: string) => !busy.has(target);
     const instances = this.cluster.serviceInstances.filter((i) => free(i.id));
@@ -85,46 +97,86 @@ export class Nemesis {
         const instance = this.random.pick(instances);
         if (kind === 'kill-instance') {
           this.cluster.kill(instance);
-          return this.begin(kind, instance.id, lasting(3, 8), () => this.cluster.start(instance));
+          return void this.begin(kind, instance.id, lasting(3, 8), () => this.cluster.start(instance));
         }
         this.cluster.pause(instance);
         // Long enough for its consumer group to evict it (the session times out) at times, not always.
-        return this.begin(kind, instance.id, lasting(8, 35), async () => this.cluster.resume(instance));
+        return void this.begin(kind, instance.id, lasting(8, 35), async () => this.cluster.resume(instance));
       }
-      case 'kill-broker':
+      case 'kill-leader':
+      case 'kill-controller':
+      case 'partition-broker':
+      case 'two-brokers-down':
       case 'pause-broker':
         if (!free('kafka')) return;
-        if (kind === 'kill-broker') {
+        if (this.stack.kafka.brokers > 1) return this.strikeCluster(kind);
+        return this.pauseBroker();
+      case 'kill-broker':
+        if (!free('kafka')) return;
+        {
           await crashPart(this.stack, 'kafka');
-          return this.begin(kind, 'kafka', lasting(5, 15), () => this.restart('kafka'));
+          return void this.begin(kind, 'kafka', lasting(5, 15), () => this.restart('kafka'));
         }
-        signalPart(this.stack, 'kafka', 'SIGSTOP');
-        return this.begin(kind, 'kafka', lasting(5, 15), async () => void signalPart(this.stack, 'kafka', 'SIGCONT'));
       case 'crash-postgres':
         if (!free('postgres') || !free('registry') || busy.has('read-only')) return;
         await crashPart(this.stack, 'postgres');
-        return this.begin(kind, 'postgres', lasting(3, 10), () => this.restart('postgres'));
+        return void this.begin(kind, 'postgres', lasting(3, 10), () => this.restart('postgres'));
       case 'read-only-database': {
         if (!free('postgres') || !free('read-only')) return;
         const service = this.random.pick(services);
         const database = `taskplatform_${service}`;
         await setReadOnly(this.stack, database, true);
-        return this.begin(kind, 'read-only', lasting(10, 25), () => setReadOnly(this.stack, database, false), database);
+        return void this.begin(kind, 'read-only', lasting(10, 25), () => setReadOnly(this.stack, database, false), database);
       }
       case 'kill-registry':
         if (!free('registry') || !free('postgres')) return;
         await crashPart(this.stack, 'registry');
-        return this.begin(kind, 'registry', lasting(5, 15), () => this.restart('registry'));
+        return void this.begin(kind, 'registry', lasting(5, 15), () => this.restart('registry'));
       case 'kill-model': {
         const model = this.cluster.instances.find((i) => i.app === 'model-simulator') as Instance;
         if (!free(model.id)) return;
         this.cluster.kill(model);
-        return this.begin(kind, model.id, lasting(3, 10), () => this.cluster.start(model));
+        return void this.begin(kind, model.id, lasting(3, 10), () => this.cluster.start(model));
       }
     }
   }
 
-  private begin(fault: FaultKind, target: string, forMs: number, heal: () => Promise<void>, detail?: string): void {
+  private pauseBroker(): void {
+    signalPart(this.stack, 'kafka', 'SIGSTOP');
+    this.begin('pause-broker', 'kafka', this.random.between(5, 15) * 1000, async () => void signalPart(this.stack, 'kafka', 'SIGCONT'));
+  }
+
+  /** A cluster fault, all of them on the target `kafka` (one at a time), and the watch for its effect. */
+  private async strikeCluster(kind: BrokerFaultKind): Promise<void> {
+    const strike = await strikeBroker(kind, this.stack, this.random);
+    if (!strike) return;
+    const id = this.begin(kind, 'kafka', strike.forMs, strike.heal, `${strike.target} ${strike.detail}`);
+    await this.watchEffect(id, kind, strike);
+  }
+
+  /**
+   * Asks for the fault's effect until it shows or the fault ends, and records what was seen: a fault
+   * that ran its course unseen is recorded as such (the checker counts it); one healed early by
+   * `healAll` at the end of the run is recorded as cut short.
+   */
+  private async watchEffect(id: number, fault: BrokerFaultKind, strike: BrokerStrike): Promise<void> {
+    const started = Date.now();
+    let lastError = '';
+    while (this.active.has(id)) {
+      const seen = await strike.effect().catch((error: Error) => void (lastError = error.message.split('\n')[0]));
+      if (seen) {
+        this.history.record({ kind: 'effect', at: Date.now(), id, fault, seen, afterMs: Date.now() - started });
+        this.log(`nemesis: ${fault} took effect after ${((Date.now() - started) / 1000).toFixed(1)} s: ${seen}`);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, effectPollMs));
+    }
+    const cutShort = this.running === false;
+    this.history.record({ kind: 'effect', at: Date.now(), id, fault, seen: null, cutShort, lastError: lastError || undefined });
+    this.log(`nemesis: ${fault} ended ${cutShort ? 'early (the run ended)' : 'without its effect being seen'}${lastError ? ` (${lastError})` : ''}`);
+  }
+
+  private begin(fault: FaultKind, target: string, forMs: number, heal: () => Promise<void>, detail?: string): number {
     const id = ++this.nextId;
     this.applied[fault] = (this.applied[fault] ?? 0) + 1;
     const shown = detail ? `${target}:${detail}` : target;
@@ -136,6 +188,7 @@ export class Nemesis {
       this.history.record({ kind: 'fault', at: Date.now(), phase: 'end', id, fault, target: shown });
     };
     this.active.set(id, active);
+    return id;
   }
 
   private endLater(fault: ActiveFault): void {

@@ -3,7 +3,7 @@ import { logLevel, type Producer } from 'kafkajs';
 import { newEvent, topicFor } from '@app/events';
 import { createKafka, EventCodec, localKafkaCredentials, localRegistryCredentials } from '@app/messaging';
 import { signLocalToken } from '../auth/sign-token';
-import { kafkaBrokers, registryUrl, StackConfig } from '../stack/stack.config';
+import { kafkaBootstrap, registryUrl, StackConfig } from '../stack/stack.config';
 import type { Cluster } from './cluster';
 import type { Behaviour, History } from './history';
 import type { Random } from './random';
@@ -74,7 +74,7 @@ export class Workload {
       this.history.record({ kind: 'webhook', at: Date.now(), user, status: response.status });
     }
     const external = localKafkaCredentials('external', this.stack.stackDir);
-    const kafka = createKafka('chaos-outside-producer', [kafkaBrokers(this.stack)], {
+    const kafka = createKafka('chaos-outside-producer', kafkaBootstrap(this.stack), {
       sasl: external ? { mechanism: 'scram-sha-512', ...external } : undefined,
       ssl: undefined,
       // Its refusals while the broker is down are in the history; the log would only repeat them.

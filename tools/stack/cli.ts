@@ -5,10 +5,12 @@ import { ensureSigningKeys } from './signing-keys';
 import { stackDown, stackStatus, stackUp } from './stack';
 import { loadStackConfig } from './stack.config';
 
-const usage = 'usage: stack up | down | status | secrets';
+const usage = 'usage: stack up [--brokers 1|3] | down | status | secrets';
 
-async function main(command: string | undefined): Promise<number> {
-  const config = loadStackConfig();
+async function main(command: string | undefined, options: string[]): Promise<number> {
+  // `--brokers 3` is STACK_BROKERS=3: a replicated cluster of three nodes instead of one broker.
+  const brokers = options.indexOf('--brokers');
+  const config = loadStackConfig(brokers >= 0 ? { ...process.env, STACK_BROKERS: options[brokers + 1] ?? '' } : process.env);
   const print = (line: string) => process.stdout.write(`${line}\n`);
   switch (command) {
     case 'up': {
@@ -42,7 +44,7 @@ async function main(command: string | undefined): Promise<number> {
   }
 }
 
-main(process.argv[2]).then(
+main(process.argv[2], process.argv.slice(3)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     if (error instanceof StackError) {

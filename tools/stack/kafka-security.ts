@@ -23,9 +23,9 @@ export function ensureKafkaPasswords(stackDir: string): Record<string, string> {
 /**
  * The local broker's secrets: the principals' passwords (the admin's also guards the controller
  * listener, over SASL/PLAIN), and a self-signed certificate for the TLS listener, made with the JDK's
- * keytool, with its certificate exported as the CA clients trust.
+ * keytool for the brokers' addresses, with its certificate exported as the CA clients trust.
  */
-export function ensureBrokerSecrets(stackDir: string): BrokerSecrets {
+export function ensureBrokerSecrets(stackDir: string, hosts: string[] = ['127.0.0.1']): BrokerSecrets {
   const files = localAuthFiles(stackDir);
   const passwords = ensureKafkaPasswords(stackDir);
   const keystorePassword = passwords.admin;
@@ -47,7 +47,7 @@ export function ensureBrokerSecrets(stackDir: string): BrokerSecrets {
         '-dname',
         'CN=localhost',
         '-ext',
-        'SAN=ip:127.0.0.1,dns:localhost',
+        `SAN=${[...new Set(['127.0.0.1', ...hosts])].map((host) => `ip:${host}`).join(',')},dns:localhost`,
         '-storetype',
         'PKCS12',
         '-keystore',

@@ -6,33 +6,43 @@ import { kafkaAnswers as kafkaBrokersAnswer, localKafkaCredentials } from '@app/
 import { kafkaLibs } from './artifacts';
 import { BrokerSecrets, ensureBrokerSecrets, scramFormatArguments, secureFormatMarker, securityProperties } from './kafka-security';
 import { managed, ManagedProcess, runningPid, startDetached, StackError, stopManaged, waitUntilReady } from './processes';
-import { kafkaBrokers, StackConfig } from './stack.config';
+import { KafkaNode, kafkaBootstrap, kafkaNodes, layoutFile, StackConfig } from './stack.config';
+import { ensureBrokerNetwork, inNamespace, removeBrokerNetwork } from './broker-network';
 import { requireCommand } from './toolchain';
 
-export function kafkaProcess(config: StackConfig): ManagedProcess {
-  return managed(config.runDir, config.logsDir, 'kafka');
+export function kafkaProcess(config: StackConfig, node: KafkaNode = kafkaNodes(config)[0]): ManagedProcess {
+  return managed(config.runDir, config.logsDir, node.name);
 }
 
 /**
- * One KRaft node acting as broker and controller; internal topics need replication factor 1. Every
- * listener authenticates (SCRAM-SHA-512 for clients, PLAIN for the controller) and ACLs are enforced.
+ * Every node acts as broker and controller. One node: internal topics need replication factor 1.
+ * Three: everything is kept three times and a write needs two copies (min.insync.replicas=2), no
+ * replica out of sync is ever elected, and a follower that stops fetching leaves the in-sync
+ * replicas after 10 s. Every listener authenticates (SCRAM-SHA-512 for clients and between brokers,
+ * PLAIN for the controllers) and ACLs are enforced.
  */
-function serverProperties(config: StackConfig, dataDir: string, secrets: BrokerSecrets): string {
-  const { host, port, controllerPort, tlsPort } = config.kafka;
+function serverProperties(config: StackConfig, node: KafkaNode, dataDir: string, secrets: BrokerSecrets): string {
+  const nodes = kafkaNodes(config);
+  const replicas = nodes.length;
+  const minInSync = replicas >= 3 ? 2 : 1;
   const settings: Record<string, string | number | boolean> = {
     'process.roles': 'broker,controller',
-    'node.id': 1,
-    'controller.quorum.voters': `1@${host}:${controllerPort}`,
+    'node.id': node.id,
+    'controller.quorum.voters': quorumVoters(config),
     'controller.listener.names': 'CONTROLLER',
-    ...securityProperties(secrets, host, { client: port, controller: controllerPort, tls: tlsPort }),
+    ...securityProperties(secrets, node.host, { client: node.port, controller: node.controllerPort, tls: node.tlsPort }),
     'log.dirs': dataDir,
     'num.partitions': 3,
     'auto.create.topics.enable': false,
-    'offsets.topic.replication.factor': 1,
-    'transaction.state.log.replication.factor': 1,
-    'transaction.state.log.min.isr': 1,
-    'share.coordinator.state.topic.replication.factor': 1,
-    'share.coordinator.state.topic.min.isr': 1,
+    'default.replication.factor': replicas,
+    'min.insync.replicas': minInSync,
+    'unclean.leader.election.enable': false,
+    'replica.lag.time.max.ms': 10_000,
+    'offsets.topic.replication.factor': replicas,
+    'transaction.state.log.replication.factor': replicas,
+    'transaction.state.log.min.isr': minInSync,
+    'share.coordinator.state.topic.replication.factor': replicas,
+    'share.coordinator.state.topic.min.isr': minInSync,
     'group.initial.rebalance.delay.ms': 0,
     // A deleted topic's files (and their handles) go after a second instead of a minute: the tests
     // make and delete hundreds of topics in a run.
@@ -43,66 +53,129 @@ function serverProperties(config: StackConfig, dataDir: string, secrets: BrokerS
     .join('\n');
 }
 
+function quorumVoters(config: StackConfig): string {
+  return kafkaNodes(config)
+    .map((n) => `${n.id}@${n.host}:${n.controllerPort}`)
+    .join(',');
+}
+
 function javaClasspathArgs(config: StackConfig): string[] {
   return ['-cp', `${kafkaLibs(config)}/*`, `-Dlog4j2.configurationFile=${path.join(__dirname, 'log4j2.properties')}`];
 }
 
+const dataDirOf = (config: StackConfig, node: KafkaNode) => path.join(config.stackDir, 'data', node.name);
+const propertiesFileOf = (config: StackConfig, node: KafkaNode) => path.join(config.stackDir, 'run', `${node.name}.properties`);
+
 /**
- * Formats the storage once, with every principal's SCRAM credential (KRaft keeps them in the metadata
- * log; kafkajs cannot create users). A storage formatted before principals existed is formatted
- * again: the local stack's topics are test and demo data.
+ * Formats every node's storage, with one cluster id and every principal's SCRAM credential (KRaft
+ * keeps them in the metadata log; kafkajs cannot create users). Storage formatted for another
+ * quorum (one node then three, or before principals existed) is formatted again, every node's
+ * together: the local stack's topics are test and demo data.
  */
-function ensureFormatted(config: StackConfig, propertiesFile: string, dataDir: string, secrets: BrokerSecrets): void {
-  const marker = secureFormatMarker(dataDir);
-  if (fs.existsSync(path.join(dataDir, 'meta.properties')) && fs.existsSync(marker)) return;
-  fs.rmSync(dataDir, { recursive: true, force: true });
-  fs.mkdirSync(dataDir, { recursive: true });
+function ensureFormatted(config: StackConfig, secrets: BrokerSecrets): void {
+  const nodes = kafkaNodes(config);
+  const layout = quorumVoters(config);
+  const formatted = (node: KafkaNode) => {
+    const marker = secureFormatMarker(dataDirOf(config, node));
+    return fs.existsSync(path.join(dataDirOf(config, node), 'meta.properties')) && fs.existsSync(marker) && readMarker(marker) === layout;
+  };
+  if (nodes.every(formatted)) return;
   const java = requireCommand('java', 'default-jre-headless');
   // A base64url id may start with '-', which the storage tool reads as an option and fails on (as
   // Kafka's own random ids never do); one CI run in 64 met it.
   let clusterId = randomBytes(16).toString('base64url');
   while (clusterId.startsWith('-')) clusterId = randomBytes(16).toString('base64url');
-  execFileSync(
-    java,
-    [...javaClasspathArgs(config), 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propertiesFile, ...scramFormatArguments(secrets)],
-    {
-      stdio: 'ignore',
-    },
-  );
-  fs.writeFileSync(marker, new Date().toISOString());
+  for (const node of nodes) {
+    const dataDir = dataDirOf(config, node);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.mkdirSync(dataDir, { recursive: true });
+    try {
+      execFileSync(
+        java,
+        [
+          ...javaClasspathArgs(config),
+          'kafka.tools.StorageTool',
+          'format',
+          '-t',
+          clusterId,
+          '-c',
+          propertiesFileOf(config, node),
+          ...scramFormatArguments(secrets),
+        ],
+        { stdio: 'ignore' },
+      );
+    } catch (error) {
+      throw new StackError(node.name, `formatting Kafka storage in ${dataDir} failed: ${(error as Error).message}`);
+    }
+    fs.writeFileSync(secureFormatMarker(dataDir), layout);
+  }
 }
 
-/** The broker answers the admin (the stack's own check, whatever credentials the caller's environment holds). */
-export function kafkaAnswers(config: StackConfig): Promise<boolean> {
+function readMarker(marker: string): string {
+  const text = fs.readFileSync(marker, 'utf8');
+  // A marker from before clusters held a date: that storage was formatted for one node on 127.0.0.1.
+  return text.includes('@') ? text : `1@127.0.0.1:19093`;
+}
+
+/** The admin's client of the stack's brokers (the stack's own, whatever credentials the caller's environment holds). */
+function adminSecurity(config: StackConfig) {
   const admin = localKafkaCredentials('admin', config.stackDir);
-  return kafkaBrokersAnswer([kafkaBrokers(config)], 2000, admin ? { sasl: { mechanism: 'scram-sha-512', ...admin }, ssl: undefined } : {});
+  return admin ? { sasl: { mechanism: 'scram-sha-512' as const, ...admin }, ssl: undefined } : {};
 }
 
+/** Every node answers, and the cluster counts them all. */
+export function kafkaAnswers(config: StackConfig): Promise<boolean> {
+  return kafkaBrokersAnswer(kafkaBootstrap(config), 2000, adminSecurity(config), kafkaNodes(config).length);
+}
+
+/** Starts every node not running (all at once: a quorum of three needs two to elect), and waits until the cluster counts them all. */
 export async function startKafka(config: StackConfig): Promise<'started' | 'already up'> {
-  const proc = kafkaProcess(config);
-  const existing = runningPid(proc);
-  if (existing !== undefined) {
-    await waitUntilReady(proc, existing, () => kafkaAnswers(config), 60_000);
+  const nodes = kafkaNodes(config);
+  const running = nodes.map((node) => runningPid(kafkaProcess(config, node)));
+  if (running.every((pid) => pid !== undefined)) {
+    await waitUntilReady(kafkaProcess(config), running[0]!, () => kafkaAnswers(config), 60_000);
     return 'already up';
   }
-  const dataDir = path.join(config.stackDir, 'data', 'kafka');
-  const propertiesFile = path.join(config.stackDir, 'run', 'kafka.properties');
-  fs.mkdirSync(dataDir, { recursive: true });
-  fs.mkdirSync(path.dirname(propertiesFile), { recursive: true });
-  const secrets = ensureBrokerSecrets(config.stackDir);
-  fs.writeFileSync(propertiesFile, serverProperties(config, dataDir, secrets), { mode: 0o600 });
-  try {
-    ensureFormatted(config, propertiesFile, dataDir, secrets);
-  } catch (error) {
-    throw new StackError('kafka', `formatting Kafka storage in ${dataDir} failed: ${(error as Error).message}`);
+  const secrets = ensureBrokerSecrets(
+    config.stackDir,
+    nodes.map((n) => n.host),
+  );
+  if (nodes.length > 1) ensureBrokerNetwork(config);
+  for (const node of nodes) {
+    fs.mkdirSync(path.dirname(propertiesFileOf(config, node)), { recursive: true });
+    fs.writeFileSync(propertiesFileOf(config, node), serverProperties(config, node, dataDirOf(config, node), secrets), { mode: 0o600 });
   }
-  const java = requireCommand('java', 'default-jre-headless');
-  const heap = config.kafka.heap;
-  const pid = startDetached(proc, java, [`-Xms${heap}`, `-Xmx${heap}`, ...javaClasspathArgs(config), 'kafka.Kafka', propertiesFile]);
-  await waitUntilReady(proc, pid, () => kafkaAnswers(config), 90_000);
+  if (running.every((pid) => pid === undefined)) ensureFormatted(config, secrets);
+  const pids = nodes.map((node, i) => running[i] ?? startNode(config, node));
+  fs.writeFileSync(layoutFile(config.stackDir), String(nodes.length));
+  await Promise.all(nodes.map((node, i) => waitUntilReady(kafkaProcess(config, node), pids[i], () => kafkaAnswers(config), 90_000)));
   return 'started';
 }
 
-export function stopKafka(config: StackConfig): Promise<boolean> {
-  return stopManaged(kafkaProcess(config));
+/** Starts one node of a running cluster again (after a fault) and waits until the cluster counts it. */
+export async function startKafkaNode(config: StackConfig, node: KafkaNode): Promise<void> {
+  const proc = kafkaProcess(config, node);
+  const pid = runningPid(proc) ?? startNode(config, node);
+  await waitUntilReady(proc, pid, () => nodeRegistered(config, node), 90_000);
+}
+
+function startNode(config: StackConfig, node: KafkaNode): number {
+  const java = requireCommand('java', 'default-jre-headless');
+  const heap = config.kafka.heap;
+  const [command, args] = inNamespace(node, java, [`-Xms${heap}`, `-Xmx${heap}`, ...javaClasspathArgs(config), 'kafka.Kafka', propertiesFileOf(config, node)]);
+  return startDetached(kafkaProcess(config, node), command, args);
+}
+
+/** The node answers, and the cluster (asked through the node itself) lists it. */
+async function nodeRegistered(config: StackConfig, node: KafkaNode): Promise<boolean> {
+  return kafkaBrokersAnswer([`${node.host}:${node.port}`], 2000, adminSecurity(config), 1, node.id);
+}
+
+/** Stops every node, whichever layout started them (a cluster's extra nodes too), and removes a cluster's network. */
+export async function stopKafka(config: StackConfig): Promise<boolean> {
+  const cluster: StackConfig = { ...config, kafka: { ...config.kafka, brokers: 3 } };
+  const stopped = await Promise.all(kafkaNodes(cluster).map((node) => stopManaged(kafkaProcess(config, node))));
+  fs.rmSync(layoutFile(config.stackDir), { force: true });
+  const network = removeBrokerNetwork(cluster);
+  return stopped.some(Boolean) || network;
 }

@@ -7,7 +7,7 @@ export interface StackConfig {
   stackDir: string;
   logsDir: string;
   runDir: string;
-  kafka: { version: string; host: string; port: number; controllerPort: number; tlsPort: number; heap: string };
+  kafka: { version: string; host: string; port: number; controllerPort: number; tlsPort: number; heap: string; brokers: 1 | 3 };
   registry: { version: string; host: string; port: number; heap: string; database: string };
   zipkin: { version: string; host: string; port: number; heap: string };
   prometheus: { host: string; port: number };
@@ -35,6 +35,22 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): num
   return value;
 }
 
+/** Where a started stack keeps how many brokers it runs, so that later commands (npm start, status) find them all. */
+export function layoutFile(stackDir: string): string {
+  return path.join(stackDir, 'run', 'kafka-brokers');
+}
+
+function startedLayout(stackDir: string): string | undefined {
+  return fs.existsSync(layoutFile(stackDir)) ? fs.readFileSync(layoutFile(stackDir), 'utf8').trim() : undefined;
+}
+
+/** One broker (the default: the test suite, the demo) or a replicated cluster of three. */
+function brokerCount(raw: string | undefined): 1 | 3 {
+  if (raw === undefined || raw === '' || raw === '1') return 1;
+  if (raw === '3') return 3;
+  throw new Error(`STACK_BROKERS must be 1 or 3, got "${raw}"`);
+}
+
 export function loadStackConfig(env: NodeJS.ProcessEnv = process.env): StackConfig {
   const stackDir = env.STACK_DIR ?? path.join(rootDir, '.stack');
   return {
@@ -49,6 +65,7 @@ export function loadStackConfig(env: NodeJS.ProcessEnv = process.env): StackConf
       controllerPort: intFromEnv(env, 'KAFKA_CONTROLLER_PORT', 19093),
       tlsPort: intFromEnv(env, 'KAFKA_TLS_PORT', 19094),
       heap: env.KAFKA_HEAP ?? '512m',
+      brokers: brokerCount(env.STACK_BROKERS || startedLayout(stackDir)),
     },
     registry: {
       version: pinnedVersion('apicurio.version'),
@@ -69,8 +86,58 @@ export function loadStackConfig(env: NodeJS.ProcessEnv = process.env): StackConf
   };
 }
 
+/** Every broker's client address, as KAFKA_BROKERS takes them (comma-separated). */
 export function kafkaBrokers(config: StackConfig): string {
-  return `${config.kafka.host}:${config.kafka.port}`;
+  return kafkaBootstrap(config).join(',');
+}
+
+/** Every broker's client address, as kafkajs takes them. */
+export function kafkaBootstrap(config: StackConfig): string[] {
+  return kafkaNodes(config).map((node) => `${node.host}:${node.port}`);
+}
+
+/** A Kafka node of the stack: broker and controller at once. */
+export interface KafkaNode {
+  id: number;
+  /** Its process, pid file, log and data folder are named after it. */
+  name: string;
+  host: string;
+  port: number;
+  controllerPort: number;
+  tlsPort: number;
+  /** The network namespace it runs in, in a cluster (see broker-network.ts); a single broker runs on the host's loopback. */
+  namespace?: string;
+}
+
+/**
+ * One broker listens on the configured loopback address and ports. A cluster's three nodes have an
+ * address each, in a /24 of 198.18.0.0/15 (the range set aside for network tests) picked by the
+ * client port, so that two stacks (the campaign's, `npm start`'s) never share one; the ports are the
+ * configured ones on every node.
+ */
+export function kafkaNodes(config: StackConfig): KafkaNode[] {
+  const { host, port, controllerPort, tlsPort, brokers } = config.kafka;
+  if (brokers === 1) return [{ id: 1, name: 'kafka', host, port, controllerPort, tlsPort }];
+  const subnet = brokerSubnet(config);
+  return [1, 2, 3].map((id) => ({
+    id,
+    name: id === 1 ? 'kafka' : `kafka-${id}`,
+    host: `${subnet}.${10 + id}`,
+    port,
+    controllerPort,
+    tlsPort,
+    namespace: `${brokerBridge(config)}-${id}`,
+  }));
+}
+
+/** The first three bytes of the cluster's addresses; the host is .1 on the bridge. */
+export function brokerSubnet(config: StackConfig): string {
+  return `198.18.${config.kafka.port % 256}`;
+}
+
+/** The bridge the cluster's namespaces hang on (an interface name: at most 15 characters). */
+export function brokerBridge(config: StackConfig): string {
+  return `tpk${config.kafka.port}`;
 }
 
 export function registryUrl(config: StackConfig): string {

@@ -8,7 +8,7 @@ import { ensureSigningKeys } from './signing-keys';
 import { startZipkin, stopZipkin, zipkinAnswers, zipkinProcess } from './zipkin';
 import { prometheusAnswers, prometheusProcess, startPrometheus, stopPrometheus } from './prometheus';
 import { createKafka, EventCodec, localKafkaCredentials, localRegistryCredentials, provisionTopicsAndAcls, registerSchemas } from '@app/messaging';
-import { kafkaBrokers, loadStackConfig, prometheusUrl, registryUrl, StackConfig, zipkinUrl } from './stack.config';
+import { kafkaBootstrap, kafkaBrokers, loadStackConfig, prometheusUrl, registryUrl, StackConfig, zipkinUrl } from './stack.config';
 
 export interface PartStatus {
   part: string;
@@ -31,7 +31,8 @@ export async function stackUp(config: StackConfig = loadStackConfig(), report: (
     report(`tokens    ${(await ensureSigningKeys(config.stackDir)).padEnd(10)} signing key pair in ${config.stackDir}/auth (npm run -s token -- --user <id>)`);
 
     // Refuse a port held by someone else before fetching or starting anything.
-    await refuseForeignPort('kafka', config.kafka.host, config.kafka.port, runningPid(kafkaProcess(config)));
+    // A cluster's nodes listen on addresses of the stack's own (broker-network.ts).
+    if (config.kafka.brokers === 1) await refuseForeignPort('kafka', config.kafka.host, config.kafka.port, runningPid(kafkaProcess(config)));
     await refuseForeignPort('registry', config.registry.host, config.registry.port, runningPid(registryGateProcess(config)));
     await refuseForeignPort('zipkin', config.zipkin.host, config.zipkin.port, runningPid(zipkinProcess(config)));
     await refuseForeignPort('prometheus', config.prometheus.host, config.prometheus.port, runningPid(prometheusProcess(config)));
@@ -40,7 +41,8 @@ export async function stackUp(config: StackConfig = loadStackConfig(), report: (
     startedHere.push(() => stopKafka(config));
     const kafka = await startKafka(config);
     if (kafka === 'already up') startedHere.pop();
-    report(`kafka     ${kafka.padEnd(10)} ${kafkaBrokers(config)}  log ${kafkaProcess(config).logFile}`);
+    const nodes = config.kafka.brokers === 1 ? '' : ` (${config.kafka.brokers} nodes, each in its network namespace)`;
+    report(`kafka     ${kafka.padEnd(10)} ${kafkaBrokers(config)}${nodes}  log ${kafkaProcess(config).logFile}`);
     await provisionKafka(config);
     report(`topics    ready      event topics, dead letters and every principal's ACLs (npm run -s kafka:credentials -- <principal>)`);
 
@@ -138,6 +140,6 @@ function provisionSchemas(config: StackConfig): Promise<number> {
 /** The platform's topics (behind TOPIC_PREFIX, if set) and their ACLs, made as admin. */
 async function provisionKafka(config: StackConfig): Promise<void> {
   const admin = localKafkaCredentials('admin', config.stackDir)!;
-  const kafka = createKafka('stack', [kafkaBrokers(config)], { sasl: { mechanism: 'scram-sha-512', ...admin }, ssl: undefined });
+  const kafka = createKafka('stack', kafkaBootstrap(config), { sasl: { mechanism: 'scram-sha-512', ...admin }, ssl: undefined });
   await provisionTopicsAndAcls(kafka, process.env.TOPIC_PREFIX ?? '');
 }

@@ -1,4 +1,11 @@
-import type { Kafka, Producer, ProducerBatch, ProducerRecord, RecordMetadata } from 'kafkajs';
+import { Partitioners } from 'kafkajs';
+import type { Kafka, Message, Producer, ProducerBatch, ProducerRecord, RecordMetadata } from 'kafkajs';
+
+/** Where the broker appended a message it acknowledged. */
+export interface Placed {
+  partition: number;
+  offset: string;
+}
 
 /**
  * kafkajs's idempotent producer (acks=all, one request in flight), replaced after any send that
@@ -12,6 +19,8 @@ import type { Kafka, Producer, ProducerBatch, ProducerRecord, RecordMetadata } f
 export class IdempotentProducer {
   private producer: Producer;
   private renewBeforeNextSend = false;
+  /** The partition kafkajs's default partitioner chose for each message object sent. */
+  private readonly partitionOf = new WeakMap<Message, number>();
 
   constructor(private readonly kafka: Kafka) {
     this.producer = this.create();
@@ -31,6 +40,28 @@ export class IdempotentProducer {
 
   sendBatch(batch: ProducerBatch): Promise<RecordMetadata[]> {
     return this.whole((producer) => producer.sendBatch(batch));
+  }
+
+  /**
+   * Sends the batch and says where each of its messages was appended: a partition's messages travel
+   * as one record batch, in order, from the base offset the broker answers (the original batch's,
+   * when a retry was a duplicate).
+   */
+  async sendBatchPlaced(batch: ProducerBatch): Promise<Map<Message, Placed>> {
+    const metadata = await this.sendBatch(batch);
+    const base = new Map(metadata.map((m) => [`${m.topicName} ${m.partition}`, BigInt(m.baseOffset ?? '-1')]));
+    const taken = new Map<string, bigint>();
+    const places = new Map<Message, Placed>();
+    for (const { topic, messages } of batch.topicMessages ?? []) {
+      for (const message of messages) {
+        const partition = this.partitionOf.get(message) ?? -1;
+        const key = `${topic} ${partition}`;
+        const index = taken.get(key) ?? 0n;
+        taken.set(key, index + 1n);
+        places.set(message, { partition, offset: ((base.get(key) ?? -1n) + index).toString() });
+      }
+    }
+    return places;
   }
 
   private async whole<T>(send: (producer: Producer) => Promise<T>): Promise<T> {
@@ -53,6 +84,16 @@ export class IdempotentProducer {
   }
 
   private create(): Producer {
-    return this.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    return this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: () => this.recordingPartitioner() });
+  }
+
+  /** kafkajs's default partitioner (Java's murmur2 of the key), noting what it chose. */
+  private recordingPartitioner() {
+    const choose = Partitioners.DefaultPartitioner();
+    return (args: Parameters<typeof choose>[0]) => {
+      const partition = choose(args);
+      this.partitionOf.set(args.message, partition);
+      return partition;
+    };
   }
 }

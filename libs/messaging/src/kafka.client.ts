@@ -36,10 +36,17 @@ export function createKafka(clientId: string, brokers: string[], overrides: Part
 }
 
 /**
- * True when a broker answers metadata and a controller is known. A fresh client with no retries,
- * so that a stopped broker is reported within the timeout instead of after kafkajs's backoff.
+ * True when a broker answers metadata, a controller is known and the cluster counts `minBrokers`
+ * (and, when given, the broker `withNode`). A fresh client with no retries, so that a stopped broker
+ * is reported within the timeout instead of after kafkajs's backoff.
  */
-export async function kafkaAnswers(brokers: string[], timeoutMs = 2000, security: Partial<KafkaConfig> = {}): Promise<boolean> {
+export async function kafkaAnswers(
+  brokers: string[],
+  timeoutMs = 2000,
+  security: Partial<KafkaConfig> = {},
+  minBrokers = 1,
+  withNode?: number,
+): Promise<boolean> {
   const kafka = createKafka('probe', brokers, {
     ...security,
     logLevel: logLevel.NOTHING,
@@ -51,7 +58,8 @@ export async function kafkaAnswers(brokers: string[], timeoutMs = 2000, security
   try {
     await admin.connect();
     const cluster = await admin.describeCluster();
-    return cluster.brokers.length > 0 && cluster.controller !== null;
+    const listed = withNode === undefined || cluster.brokers.some((b) => b.nodeId === withNode);
+    return cluster.brokers.length >= minBrokers && listed && cluster.controller !== null;
   } catch {
     return false;
   } finally {

@@ -66,6 +66,7 @@ async function provision(admin: Admin, topics: TopicSpec[], defaultPartitions: n
     throw new Error(`topics missing or not visible to this principal: ${missing.map((t) => t.topic).join(', ')} (made by npm run stack:up)`);
   }
   if (missing.length > 0) {
+    const { replicationFactor, minInSync } = replicationFor((await admin.describeCluster()).brokers.length);
     // Not kafkajs' waitForLeaders: under KRaft its first metadata request can race the new
     // topic and fail with UNKNOWN_TOPIC_OR_PARTITION instead of retrying.
     await admin.createTopics({
@@ -73,7 +74,12 @@ async function provision(admin: Admin, topics: TopicSpec[], defaultPartitions: n
       topics: missing.map((t) => ({
         topic: t.topic,
         numPartitions: t.partitions ?? defaultPartitions,
-        configEntries: [{ name: 'retention.ms', value: '-1' }],
+        replicationFactor,
+        configEntries: [
+          { name: 'retention.ms', value: '-1' },
+          { name: 'min.insync.replicas', value: String(minInSync) },
+          { name: 'unclean.leader.election.enable', value: 'false' },
+        ],
       })),
     });
   }
@@ -82,6 +88,16 @@ async function provision(admin: Admin, topics: TopicSpec[], defaultPartitions: n
     topics.map((t) => t.topic),
     leadersMs,
   );
+}
+
+/**
+ * Three copies of every topic where the cluster has three brokers or more, and a write (acks=all)
+ * needs two of them: one broker may be lost without losing or refusing a write. A smaller cluster
+ * (one development broker) keeps what it can.
+ */
+export function replicationFor(brokers: number): { replicationFactor: number; minInSync: number } {
+  const replicationFactor = Math.max(1, Math.min(3, brokers));
+  return { replicationFactor, minInSync: replicationFactor >= 3 ? 2 : 1 };
 }
 
 async function waitForLeaders(admin: Admin, topics: string[], timeoutMs: number): Promise<void> {

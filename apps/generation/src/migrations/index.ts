@@ -1,8 +1,8 @@
 import type { Migration } from '@app/database';
-import { messagingTables, outboxParking } from '@app/messaging';
+import { messagingTables, outboxParking, outboxPlaces } from '@app/messaging';
 import { generationTables } from './001-generation';
 import { refusedJobs } from './002-refused-jobs';
 import { jobTraceContext } from './003-job-trace-context';
 
 /** In order, the outbox and inbox first; append new migrations, never edit applied ones. */
-export const generationMigrations: Migration[] = [messagingTables, generationTables, refusedJobs, outboxParking, jobTraceContext];
+export const generationMigrations: Migration[] = [messagingTables, generationTables, refusedJobs, outboxParking, jobTraceContext, outboxPlaces];

@@ -1,9 +1,9 @@
 import type { Migration } from '@app/database';
-import { messagingTables, outboxParking } from '@app/messaging';
+import { messagingTables, outboxParking, outboxPlaces } from '@app/messaging';
 import { tasksTables } from './001-tasks';
 import { taskDeadline } from './002-task-deadline';
 import { userLimits } from './003-user-limits';
 import { openTaskCounts } from './004-open-task-counts';
 
 /** In order, the outbox and inbox first; append new migrations, never edit applied ones. */
-export const tasksMigrations: Migration[] = [messagingTables, tasksTables, outboxParking, taskDeadline, userLimits, openTaskCounts];
+export const tasksMigrations: Migration[] = [messagingTables, tasksTables, outboxParking, taskDeadline, userLimits, openTaskCounts, outboxPlaces];

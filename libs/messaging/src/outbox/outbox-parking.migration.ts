@@ -21,3 +21,23 @@ export const outboxParking: Migration = {
     });
   },
 };
+
+/**
+ * Where Kafka appended each published row (partition and offset, as the broker acknowledged them):
+ * an audit can then prove an acknowledged event is still on its topic, at its place.
+ */
+export const outboxPlaces: Migration = {
+  name: '000-outbox-places',
+  async up(knex) {
+    await knex.schema.alterTable('outbox', (t) => {
+      t.integer('kafka_partition');
+      t.bigInteger('kafka_offset');
+    });
+  },
+  async down(knex) {
+    await knex.schema.alterTable('outbox', (t) => {
+      t.dropColumn('kafka_offset');
+      t.dropColumn('kafka_partition');
+    });
+  },
+};

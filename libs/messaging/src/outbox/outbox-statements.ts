@@ -3,7 +3,23 @@ import type { Client } from 'pg';
 import { dbStatements } from '@app/metrics';
 import type { OutboxRow } from './relay-requests';
 
-const markSql = 'update outbox set published_at = clock_timestamp() where id = any(?::bigint[])';
+/** A row Kafka acknowledged, and where it was appended (null where kafkajs did not say). */
+export interface Acknowledged {
+  id: string;
+  partition: number | null;
+  offset: string | null;
+}
+
+const markSql =
+  'update outbox set published_at = clock_timestamp(), kafka_partition = m.partition, kafka_offset = m.place ' +
+  'from unnest(?::bigint[], ?::int[], ?::bigint[]) as m(id, partition, place) where outbox.id = m.id';
+
+// Arrays holding nulls: pg sends them as NULL elements (knex's types know only arrays of one kind).
+const markBindings = (rows: Acknowledged[]): Knex.Value[] => [
+  rows.map((r) => r.id),
+  rows.map((r) => r.partition) as unknown as number[],
+  rows.map((r) => r.offset) as unknown as string[],
+];
 
 /**
  * Up to `limit` unpublished rows after `after`, in id order, on the relay's session; rows after a
@@ -11,7 +27,7 @@ const markSql = 'update outbox set published_at = clock_timestamp() where id = a
  * `marking` published (rows Kafka acknowledged since the last read: one round trip for both), and
  * does not read them again, though its snapshot does not see their mark yet.
  */
-export function readUnpublished(knex: Knex, session: Client, after: string, limit: number, marking: string[]): Promise<OutboxRow[]> {
+export function readUnpublished(knex: Knex, session: Client, after: string, limit: number, marking: Acknowledged[]): Promise<OutboxRow[]> {
   let query = knex('outbox as o')
     .connection(session)
     .select('o.id', 'o.event_type', 'o.message_key', 'o.payload', 'o.headers')
@@ -23,13 +39,14 @@ export function readUnpublished(knex: Knex, session: Client, after: string, limi
     )
     .orderBy('o.id')
     .limit(limit);
-  if (marking.length > 0) query = query.with('marked', knex.raw(markSql, [marking])).whereRaw('not (o.id = any(?::bigint[]))', [marking]);
+  if (marking.length > 0)
+    query = query.with('marked', knex.raw(markSql, markBindings(marking))).whereRaw('not (o.id = any(?::bigint[]))', [marking.map((r) => r.id)]);
   return query;
 }
 
 /** Marks rows published without reading (the relay is stopping). */
-export async function markPublished(session: Client, ids: string[]): Promise<void> {
+export async function markPublished(session: Client, rows: Acknowledged[]): Promise<void> {
   dbStatements.inc(); // its own session's statements pass no knex, which counts the others
-  // One array parameter rather than one per row
-  await session.query(markSql.replace('?', '$1'), [ids]);
+  // One array parameter per column rather than one per row
+  await session.query(markSql.replace('?', '$1').replace('?', '$2').replace('?', '$3'), markBindings(rows));
 }

@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 import type { Kafka } from 'kafkajs';
 import type { Client } from 'pg';
 import { EventCodec } from '../event.codec';
-import { IdempotentProducer } from '../idempotent-producer';
+import type { Message } from 'kafkajs';
+import { IdempotentProducer, Placed } from '../idempotent-producer';
 import { WorkerLoop } from '@app/timing';
 import { failSpan } from '@app/tracing';
 import { dbStatements, relayRequestMessages, relayRequests } from '@app/metrics';
@@ -11,7 +12,13 @@ import { openPublishSpans } from './publish-spans';
 import { outboxCommitted, outboxSignal } from './outbox-signal';
 import { Encoded, encodeRows, isTooLarge, OutboxRow, splitByBytes, toTopicMessages } from './relay-requests';
 import { RelaySession } from './relay-session';
-import { markPublished, readUnpublished } from './outbox-statements';
+import { Acknowledged, markPublished, readUnpublished } from './outbox-statements';
+
+const acknowledged = ({ encoded, place }: Sent): Acknowledged => ({
+  id: encoded.row.id,
+  partition: place && place.partition >= 0 ? place.partition : null,
+  offset: place && place.partition >= 0 ? place.offset : null,
+});
 
 export interface RelayOptions {
   batchSize: number;
@@ -38,6 +45,14 @@ export interface RelayStats {
 interface Sending {
   request: Encoded[];
   failure: Promise<unknown>;
+  /** Where each row was appended, once acknowledged. */
+  places: Map<Message, Placed>;
+}
+
+/** A row Kafka acknowledged, waiting for its mark. */
+interface Sent {
+  encoded: Encoded;
+  place?: Placed;
 }
 
 /** Batches one run reads at most before the loop looks at its other duties (pruning). */
@@ -68,7 +83,7 @@ export class OutboxRelay {
   private readonly onCommit = () => this.loop.wake();
   private readonly session: RelaySession;
   /** Rows Kafka acknowledged and not yet marked: the next read marks them in the same statement. */
-  private unmarked: Encoded[] = [];
+  private unmarked: Sent[] = [];
 
   constructor(
     private readonly knex: Knex,
@@ -137,11 +152,11 @@ export class OutboxRelay {
     /** False when the request in flight failed: the run stops there. */
     const awaitSending = async (): Promise<boolean> => {
       if (!sending) return true;
-      const { request, failure } = sending;
+      const { request, failure, places } = sending;
       sending = undefined;
       const error = await failure;
       if (!error) {
-        this.unmarked.push(...request);
+        this.unmarked.push(...request.map((encoded) => ({ encoded, place: places.get(encoded.message) })));
         sent += request.length;
         return true;
       }
@@ -179,13 +194,7 @@ export class OutboxRelay {
   /** The next unpublished rows after `after`; the read also marks what Kafka acknowledged since the last one. */
   private async unpublishedAfter(session: Client, after: string): Promise<OutboxRow[]> {
     const marking = this.unmarked;
-    const rows = await readUnpublished(
-      this.knex,
-      session,
-      after,
-      this.options.batchSize,
-      marking.map((e) => e.row.id),
-    );
+    const rows = await readUnpublished(this.knex, session, after, this.options.batchSize, marking.map(acknowledged));
     this.marked(marking);
     return rows;
   }
@@ -196,14 +205,11 @@ export class OutboxRelay {
     const session = await this.session.locked();
     if (!session) return;
     const marking = this.unmarked;
-    await markPublished(
-      session,
-      marking.map((e) => e.row.id),
-    );
+    await markPublished(session, marking.map(acknowledged));
     this.marked(marking);
   }
 
-  private marked(rows: Encoded[]): void {
+  private marked(rows: Sent[]): void {
     this.unmarked = this.unmarked.filter((e) => !rows.includes(e));
     this.stats.published += rows.length;
   }
@@ -213,14 +219,15 @@ export class OutboxRelay {
     const spans = openPublishSpans(request);
     relayRequests.inc();
     relayRequestMessages.inc(request.length);
-    const failure = this.producer.sendBatch({ acks: -1, topicMessages: toTopicMessages(request) }).then(
-      () => undefined,
+    const places = new Map<Message, Placed>();
+    const failure = this.producer.sendBatchPlaced({ acks: -1, topicMessages: toTopicMessages(request) }).then(
+      (placed) => void placed.forEach((place, message) => places.set(message, place)),
       (error: unknown) => {
         for (const span of spans) failSpan(span, error);
         return error;
       },
     );
-    return { request, failure: failure.finally(() => spans.forEach((span) => span.end())) };
+    return { request, places, failure: failure.finally(() => spans.forEach((span) => span.end())) };
   }
 
   /** A lone row too large is parked; several rows too large together mean our limit is above the broker's. */

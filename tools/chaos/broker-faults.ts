@@ -1,0 +1,131 @@
+import { topicFor } from '@app/events';
+import { isolateNode, reconnectNode, routesOf } from '../stack/broker-network';
+import { KafkaNode, kafkaNodes, StackConfig } from '../stack/stack.config';
+import { crashNode, restartNode, signalNode } from './campaign-stack';
+import { busiestPartition, partitionsSeenBy, quorumLeaderSeenBy, refusesConnections } from './cluster-view';
+import type { Random } from './random';
+
+/** The faults only a cluster can have. */
+export type BrokerFaultKind = 'kill-leader' | 'pause-broker' | 'kill-controller' | 'partition-broker' | 'two-brokers-down';
+
+export const brokerFaultWeights: Array<readonly [BrokerFaultKind, number]> = [
+  ['kill-leader', 2],
+  ['pause-broker', 1],
+  ['kill-controller', 1],
+  ['partition-broker', 2],
+  ['two-brokers-down', 1],
+];
+
+/**
+ * A fault applied to the cluster: what it hit, how long it lasts, how to heal it, and `effect`, which
+ * asks the Admin API of a node on the healthy side whether the fault shows (a leader moved, a broker
+ * left the in-sync replicas, the controller moved) and says what it saw, or undefined while it does
+ * not. A fault that never shows is a fault that was not applied: the checker counts it.
+ */
+export interface BrokerStrike {
+  target: string;
+  detail: string;
+  forMs: number;
+  heal: () => Promise<void>;
+  effect: () => Promise<string | undefined>;
+}
+
+export async function strikeBroker(kind: BrokerFaultKind, stack: StackConfig, random: Random): Promise<BrokerStrike | undefined> {
+  const nodes = kafkaNodes(stack);
+  const lasting = (min: number, max: number) => random.between(min, max) * 1000;
+  const others = (node: KafkaNode) => nodes.filter((n) => n.id !== node.id);
+  switch (kind) {
+    case 'kill-leader': {
+      // The leader of the partition of task-requested that has taken most writes: every task passes there.
+      const asked = random.pick(nodes);
+      const topic = topicFor('TaskRequested');
+      const partition = await busiestPartition(stack, asked, topic);
+      const before = (await partitionsSeenBy(stack, asked)).find((p) => p.topic === topic && p.partition === partition);
+      const leader = nodes.find((n) => n.id === before?.leader);
+      if (!leader) return undefined;
+      await crashNode(stack, leader);
+      const witness = others(leader)[0];
+      return {
+        target: leader.name,
+        detail: `leader of ${topic}[${partition}]`,
+        forMs: lasting(12, 25),
+        heal: () => restartNode(stack, leader),
+        effect: async () => {
+          const now = (await partitionsSeenBy(stack, witness)).find((p) => p.topic === topic && p.partition === partition);
+          return now && now.leader >= 0 && now.leader !== leader.id
+            ? `node ${witness.id}: ${topic}[${partition}] led by ${now.leader} instead of ${leader.id}, in sync ${now.isr.join(',')}`
+            : undefined;
+        },
+      };
+    }
+    case 'pause-broker': {
+      // Stopped past its session timeout (9 s): the controller fences it and its followers' places in sync go.
+      const node = random.pick(nodes);
+      signalNode(stack, node, 'SIGSTOP');
+      return {
+        target: node.name,
+        detail: 'SIGSTOP',
+        forMs: lasting(14, 25),
+        heal: async () => void signalNode(stack, node, 'SIGCONT'),
+        effect: () => leftInSync(stack, node, others(node)[0]),
+      };
+    }
+    case 'kill-controller': {
+      const asked = random.pick(nodes);
+      const controllerId = await quorumLeaderSeenBy(stack, asked);
+      const controller = nodes.find((n) => n.id === controllerId);
+      if (!controller) return undefined;
+      await crashNode(stack, controller);
+      const witness = others(controller)[0];
+      return {
+        target: controller.name,
+        detail: `active controller (DescribeQuorum through node ${asked.id})`,
+        forMs: lasting(10, 18),
+        heal: () => restartNode(stack, controller),
+        effect: async () => {
+          const leader = await quorumLeaderSeenBy(stack, witness);
+          return leader >= 0 && leader !== controller.id ? `node ${witness.id}: the quorum's leader is ${leader}, no longer ${controller.id}` : undefined;
+        },
+      };
+    }
+    case 'partition-broker': {
+      // Cut off from both peers while every client still reaches it.
+      const node = random.pick(nodes);
+      isolateNode(stack, node);
+      const cut = routesOf(node).filter((route) => route.startsWith('blackhole')).length;
+      return {
+        target: node.name,
+        detail: `isolated from ${others(node)
+          .map((n) => n.id)
+          .join(' and ')} (${cut} blackhole routes in its namespace)`,
+        forMs: lasting(15, 30),
+        heal: async () => reconnectNode(stack, node),
+        effect: () => leftInSync(stack, node, others(node)[0]),
+      };
+    }
+    case 'two-brokers-down': {
+      // Writes need two in-sync copies and the quorum two voters: both wait until one comes back.
+      const first = random.pick(nodes);
+      const down = [first, random.pick(others(first))];
+      await Promise.all(down.map((node) => crashNode(stack, node)));
+      return {
+        target: down.map((n) => n.name).join('+'),
+        detail: 'kill -9 of two nodes at once',
+        forMs: lasting(3, 8),
+        heal: async () => void (await Promise.all(down.map((node) => restartNode(stack, node)))),
+        effect: async () =>
+          (await Promise.all(down.map(refusesConnections))).every(Boolean) ? `nodes ${down.map((n) => n.id).join(' and ')} refuse connections` : undefined,
+      };
+    }
+  }
+}
+
+/** Whether `witness` reports `node` out of the in-sync replicas of a partition it holds a copy of. */
+async function leftInSync(stack: StackConfig, node: KafkaNode, witness: KafkaNode): Promise<string | undefined> {
+  const partitions = (await partitionsSeenBy(stack, witness)).filter((p) => p.replicas.includes(node.id));
+  const out = partitions.filter((p) => !p.isr.includes(node.id));
+  const leads = partitions.filter((p) => p.leader === node.id).length;
+  return out.length > 0
+    ? `node ${witness.id}: ${node.id} out of the in-sync replicas of ${out.length} of ${partitions.length} partitions, leads ${leads}`
+    : undefined;
+}
