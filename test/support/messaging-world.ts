@@ -4,7 +4,17 @@ import type { Kafka } from 'kafkajs';
 import { defaults } from '@app/config';
 import { createKnex, ensureDatabase, migrateToLatest } from '@app/database';
 import { DomainEvent, newEvent } from '@app/events';
-import { ConsumerRunner, createKafka, EventCodec, EventHandlers, messagingTables, outboxParking, outboxPlaces, OutboxRelay, RelayOptions } from '@app/messaging';
+import {
+  ConsumerRunner,
+  createKafka,
+  EventCodec,
+  EventHandlers,
+  messagingTables,
+  outboxParking,
+  outboxPlaces,
+  OutboxRelay,
+  RelayOptions,
+} from '@app/messaging';
 import { removeTestData } from './remove-test-data';
 import { TestEnv } from './test-env';
 

@@ -32,7 +32,8 @@ export async function decodeOrNull(codec: EventCodec, value: Buffer | null, type
 /**
  * Gathers what the checker needs once the run has settled: every message on every event topic with
  * its place (decoded by its topic's schema), the dead letters with their reasons, each service's
- * outbox backlog, and each user's balance as the quota service reports it.
+ * outbox backlog, every event a producer had acknowledged (the relays' marks, the outside
+ * producer's answers) with its place, and each user's balance as the quota service reports it.
  */
 export async function gatherEvidence(
   stack: StackConfig,
@@ -43,7 +44,7 @@ export async function gatherEvidence(
   granted: number,
 ): Promise<Evidence> {
   const codec = new EventCodec(registryUrl(stack), '', { auth: localRegistryCredentials('auditor', stack.stackDir) });
-  const evidence: Evidence = { history, events: [], undecodable: 0, deadLetters: [], outbox: [], balances: [], granted };
+  const evidence: Evidence = { history, events: [], undecodable: 0, deadLetters: [], outbox: [], acknowledged: [], balances: [], granted };
   await readToEnd(kafka, [...eventTypes.map((type) => codec.topicFor(type))], async ({ topic, partition, message }) => {
     const event = await decodeOrNull(codec, message.value, codec.typeOfTopic(topic));
     if (event) evidence.events.push({ event, topic, partition, offset: Number(message.offset) });
@@ -67,9 +68,30 @@ export async function gatherEvidence(
           db.raw('count(*) filter (where parked_at is not null)::int as parked'),
         );
       evidence.outbox.push({ service, unpublished: row.unpublished, parked: row.parked });
+      // What the relay marked published: Kafka acknowledged each of these, at the place kept beside it.
+      const marked = await db('outbox').whereNotNull('published_at').select('event_id', 'event_type', 'kafka_partition', 'kafka_offset');
+      for (const m of marked) {
+        evidence.acknowledged.push({
+          by: `${service} relay`,
+          eventId: m.event_id,
+          topic: codec.topicFor(m.event_type),
+          partition: m.kafka_partition,
+          offset: m.kafka_offset === null ? null : Number(m.kafka_offset),
+        });
+      }
     } finally {
       await db.destroy();
     }
+  }
+  for (const p of history) {
+    if (p.kind === 'publish' && p.acknowledged && p.eventId)
+      evidence.acknowledged.push({
+        by: 'outside producer',
+        eventId: p.eventId,
+        topic: codec.topicFor('TaskRequested'),
+        partition: p.partition ?? null,
+        offset: p.offset ?? null,
+      });
   }
   const token = await signLocalToken({ userId: 'chaos-checker', roles: ['admin'], stackDir: stack.stackDir });
   for (const user of users) {

@@ -29,6 +29,10 @@ export interface PublishOp {
   taskId: string;
   behaviour: Behaviour;
   acknowledged: boolean;
+  eventId?: string;
+  /** Where the broker appended it, as its acknowledgement said. */
+  partition?: number;
+  offset?: number;
   error?: string;
 }
 

@@ -1,7 +1,7 @@
 import type { DomainEvent } from '@app/events';
 import { errorCodes } from '@app/failures';
 import { audit } from '../audit/audit-invariants';
-import type { DeliveryEntry, HistoryEntry, PublishOp, SubmitOp } from './history';
+import type { DeliveryEntry, EffectEntry, HistoryEntry, PublishOp, SubmitOp } from './history';
 
 /** An event as it sits on its topic. */
 export interface PlacedEvent {
@@ -18,6 +18,8 @@ export interface Evidence {
   undecodable: number;
   deadLetters: Array<{ topic: string; errorCode: string; errorMessage: string }>;
   outbox: Array<{ service: string; unpublished: number; parked: number }>;
+  /** Every event a producer was told Kafka had written (acks=all), and where, when it was told. */
+  acknowledged: Array<{ by: string; eventId: string; topic: string; partition: number | null; offset: number | null }>;
   balances: Array<{ user: string; balance: number }>;
   granted: number;
 }
@@ -153,6 +155,28 @@ export function checkInvariants(evidence: Evidence): InvariantResult[] {
     evidence.deadLetters
       .filter((d) => !(d.errorCode in errorCodes) || errorCodes[d.errorCode as keyof typeof errorCodes].retriable || !d.errorMessage)
       .map((d) => `${d.topic}: ${d.errorCode} ${d.errorMessage.slice(0, 80)}`),
+  );
+  const onTopic = new Set(evidence.events.map((p) => `${p.topic} ${p.event.eventId}`));
+  report(
+    'ACKNOWLEDGED_EVENTS_KEPT',
+    'every event acknowledged to a producer (a relay’s mark, an outside producer’s answer) is on its topic at the end',
+    evidence.acknowledged.filter((a) => !onTopic.has(`${a.topic} ${a.eventId}`)).map((a) => `${a.by}: ${a.eventId} is not on ${a.topic}`),
+  );
+  const atPlace = new Map(evidence.events.map((p) => [`${p.topic} ${p.partition} ${p.offset}`, p.event.eventId]));
+  report(
+    'NO_TRUNCATION_BEHIND_ACK',
+    'no partition lost or rewrote a record at an offset a producer was acknowledged',
+    evidence.acknowledged
+      .filter((a) => a.partition !== null && a.offset !== null && atPlace.get(`${a.topic} ${a.partition} ${a.offset}`) !== a.eventId)
+      .map(
+        (a) => `${a.by}: ${a.topic}[${a.partition}]@${a.offset} holds ${atPlace.get(`${a.topic} ${a.partition} ${a.offset}`) ?? 'nothing'}, not ${a.eventId}`,
+      ),
+  );
+  const effects = evidence.history.filter((h): h is EffectEntry => h.kind === 'effect');
+  report(
+    'FAULTS_TAKE_EFFECT',
+    'every cluster fault was seen through the Admin API while it lasted (a leader moved, a broker left the in-sync replicas, the controller moved)',
+    effects.filter((e) => e.seen === null && !e.cutShort).map((e) => `fault ${e.id} ${e.fault} was never seen${e.lastError ? ` (${e.lastError})` : ''}`),
   );
   report('EVENTS_DECODE', 'every message on an event topic decodes', evidence.undecodable > 0 ? [`${evidence.undecodable} undecodable`] : []);
   return results;

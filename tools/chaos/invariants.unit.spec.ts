@@ -28,6 +28,8 @@ describe('the campaign checker', () => {
     { kind: 'submit', at: 3, user, key: 'k1', repeat: 'resend', bodyHash: 'h', behaviour: 'success', status: 202, taskId },
     { kind: 'delivery', at: 4, user, webhookId: completed.event.eventId, taskId, outcome: 'task.completed', verified: true, answered: 500 },
     { kind: 'delivery', at: 5, user, webhookId: completed.event.eventId, taskId, outcome: 'task.completed', verified: true, answered: 204 },
+    { kind: 'effect', at: 6, id: 1, fault: 'partition-broker', seen: 'node 2: 1 out of the in-sync replicas of 9 of 27 partitions, leads 0', afterMs: 9000 },
+    { kind: 'effect', at: 7, id: 2, fault: 'kill-leader', seen: null, cutShort: true },
   ];
   const healthy: Evidence = {
     history,
@@ -35,6 +37,10 @@ describe('the campaign checker', () => {
     undecodable: 0,
     deadLetters: [{ topic: 'quota.dlq', errorCode: 'DECODE_FAILED', errorMessage: 'not Confluent-framed' }],
     outbox: [{ service: 'quota', unpublished: 0, parked: 0 }],
+    acknowledged: [
+      { by: 'quota relay', eventId: debited.event.eventId, topic: debited.topic, partition: 0, offset: debited.offset },
+      { by: 'tasks relay', eventId: completed.event.eventId, topic: completed.topic, partition: null, offset: null },
+    ],
     balances: [{ user, balance: 24 }],
     granted: 25,
   };
@@ -95,5 +101,16 @@ describe('the campaign checker', () => {
         deadLetters: [{ topic: 'tasks.dlq', errorCode: 'HANDLER_FAILED', errorMessage: 'deadlock' }],
       }),
     ).toEqual({ PER_TASK_ORDER: 1, EVERY_OUTCOME_NOTIFIED: 1, SIGNATURES_HOLD: 1, OUTBOX_DRAINED: 1, DEAD_LETTERS_ARE_PERMANENT: 1 });
+  });
+
+  it('counts an acknowledged event missing from its topic, a record not at its acknowledged offset, and a cluster fault never seen', () => {
+    const lost = { by: 'outside producer', eventId: randomUUID(), topic: topicFor('TaskRequested'), partition: 1, offset: 40 };
+    const moved = { by: 'tasks relay', eventId: completed.event.eventId, topic: completed.topic, partition: 0, offset: completed.offset + 3 };
+    const unseen: HistoryEntry = { kind: 'effect', at: 8, id: 3, fault: 'partition-broker', seen: null, lastError: 'no route' };
+    expect(violated({ ...healthy, acknowledged: [...healthy.acknowledged, lost, moved], history: [...history, unseen] })).toEqual({
+      ACKNOWLEDGED_EVENTS_KEPT: 1,
+      NO_TRUNCATION_BEHIND_ACK: 2,
+      FAULTS_TAKE_EFFECT: 1,
+    });
   });
 });

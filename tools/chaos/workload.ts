@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { logLevel, type Producer } from 'kafkajs';
+import { logLevel } from 'kafkajs';
 import { newEvent, topicFor } from '@app/events';
-import { createKafka, EventCodec, localKafkaCredentials, localRegistryCredentials } from '@app/messaging';
+import { createKafka, EventCodec, IdempotentProducer, localKafkaCredentials, localRegistryCredentials } from '@app/messaging';
 import { signLocalToken } from '../auth/sign-token';
 import { kafkaBootstrap, registryUrl, StackConfig } from '../stack/stack.config';
 import type { Cluster } from './cluster';
@@ -44,7 +44,7 @@ export class Workload {
   private readonly tokens = new Map<string, string>();
   private readonly pending = new Set<Promise<unknown>>();
   private readonly later: Array<{ due: number; sent: Sent; repeat: 'resend' }> = [];
-  private producer?: Producer;
+  private producer?: IdempotentProducer;
   private codec?: EventCodec;
   private running = false;
   private counter = 0;
@@ -80,7 +80,8 @@ export class Workload {
       // Its refusals while the broker is down are in the history; the log would only repeat them.
       logLevel: logLevel.NOTHING,
     });
-    this.producer = kafka.producer({ retry: { retries: 2 } });
+    // Idempotent with acks=all, as every producer of the platform: what it is told was written, was.
+    this.producer = new IdempotentProducer(kafka);
     await this.producer.connect();
     this.codec = new EventCodec(registryUrl(this.stack), '', { auth: localRegistryCredentials('external', this.stack.stackDir) });
   }
@@ -165,12 +166,12 @@ export class Workload {
       const entry = { kind: 'publish' as const, at: Date.now(), user: sent.user, key: sent.key, taskId, behaviour: sent.behaviour };
       try {
         const value = await this.codec!.encode(event);
-        await this.producer!.send({
+        const [placed] = await this.producer!.send({
           topic: topicFor('TaskRequested'),
           acks: -1,
           messages: [{ key: taskId, value, headers: { eventId: event.eventId, eventType: event.eventType } }],
         });
-        this.history.record({ ...entry, acknowledged: true });
+        this.history.record({ ...entry, acknowledged: true, eventId: event.eventId, partition: placed.partition, offset: Number(placed.baseOffset) });
       } catch (error) {
         this.history.record({ ...entry, acknowledged: false, error: (error as Error).message });
       }
