@@ -7,7 +7,9 @@
 #
 # Reads one password file per principal, kafka-<principal>.password, from SECRETS_DIR (Docker
 # mounts secrets under /run/secrets). Listeners come from KAFKA_LISTENERS and
-# KAFKA_ADVERTISED_LISTENERS, named INTERNAL, EXTERNAL and CONTROLLER.
+# KAFKA_ADVERTISED_LISTENERS, named INTERNAL, EXTERNAL and CONTROLLER. A node of a cluster
+# (docker/compose.cluster.yml) is given its KAFKA_NODE_ID, KAFKA_REPLICATION_FACTOR=3 and the one
+# KAFKA_CLUSTER_ID all its nodes share; a write then needs two in-sync copies.
 set -eu
 
 KAFKA_BIN=${KAFKA_BIN:-/opt/kafka/bin}
@@ -17,6 +19,9 @@ CONFIG_FILE=${CONFIG_FILE:-/tmp/server.properties}
 : "${KAFKA_LISTENERS:?e.g. INTERNAL://:9092,EXTERNAL://:19092,CONTROLLER://:9093}"
 : "${KAFKA_ADVERTISED_LISTENERS:?e.g. INTERNAL://kafka:9092,EXTERNAL://127.0.0.1:19092}"
 : "${KAFKA_CONTROLLER_QUORUM_VOTERS:?e.g. 1@kafka:9093}"
+NODE_ID=${KAFKA_NODE_ID:-1}
+REPLICAS=${KAFKA_REPLICATION_FACTOR:-1}
+if [ "$REPLICAS" -ge 3 ]; then MIN_IN_SYNC=2; else MIN_IN_SYNC=1; fi
 
 admin_file="$SECRETS_DIR/kafka-admin.password"
 [ -r "$admin_file" ] || { echo "start-broker: no readable $admin_file" >&2; exit 2; }
@@ -25,7 +30,7 @@ admin_password=$(cat "$admin_file")
 umask 077
 cat > "$CONFIG_FILE" <<PROPERTIES
 process.roles=broker,controller
-node.id=1
+node.id=$NODE_ID
 controller.quorum.voters=$KAFKA_CONTROLLER_QUORUM_VOTERS
 controller.listener.names=CONTROLLER
 listeners=$KAFKA_LISTENERS
@@ -45,11 +50,15 @@ allow.everyone.if.no.acl.found=false
 log.dirs=$DATA_DIR
 num.partitions=3
 auto.create.topics.enable=false
-offsets.topic.replication.factor=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-share.coordinator.state.topic.replication.factor=1
-share.coordinator.state.topic.min.isr=1
+default.replication.factor=$REPLICAS
+min.insync.replicas=$MIN_IN_SYNC
+unclean.leader.election.enable=false
+replica.lag.time.max.ms=10000
+offsets.topic.replication.factor=$REPLICAS
+transaction.state.log.replication.factor=$REPLICAS
+transaction.state.log.min.isr=$MIN_IN_SYNC
+share.coordinator.state.topic.replication.factor=$REPLICAS
+share.coordinator.state.topic.min.isr=$MIN_IN_SYNC
 group.initial.rebalance.delay.ms=0
 PROPERTIES
 

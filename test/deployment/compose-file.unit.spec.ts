@@ -65,4 +65,43 @@ describe('docker/compose.yml', () => {
     for (const principal of kafkaPrincipals) expect(compose.secrets[`kafka-${principal}`].file).toBe(`../.stack/auth/kafka-${principal}.password`);
     expect(compose.services.provision.environment).toMatchObject({ KAFKA_USERNAME: 'admin', KAFKA_PASSWORD_FILE: '/run/secrets/kafka-admin' });
   });
+
+  describe('with docker/compose.cluster.yml laid over it', () => {
+    const cluster = load(fs.readFileSync(path.join(__dirname, '../../docker/compose.cluster.yml'), 'utf8')) as {
+      services: Record<string, ComposeService>;
+    };
+    // Compose merges `environment` key by key, and a service the overlay adds is taken whole.
+    const merged = (name: string): ComposeService => ({
+      ...compose.services[name],
+      ...cluster.services[name],
+      environment: { ...compose.services[name]?.environment, ...cluster.services[name]?.environment },
+    });
+    const nodes = ['kafka', 'kafka-2', 'kafka-3'];
+
+    it('runs three nodes of one quorum, each its own id, every topic kept three times', () => {
+      const envs = nodes.map((node) => merged(node).environment!);
+      expect(envs.map((env) => env.KAFKA_NODE_ID)).toEqual(['1', '2', '3']);
+      expect(new Set(envs.map((env) => env.KAFKA_CLUSTER_ID)).size).toBe(1);
+      for (const env of envs) {
+        expect(env.KAFKA_CONTROLLER_QUORUM_VOTERS).toBe('1@kafka:9093,2@kafka-2:9093,3@kafka-3:9093');
+        expect(env.KAFKA_REPLICATION_FACTOR).toBe('3');
+      }
+      expect(new Set(nodes.map((node) => merged(node).ports?.[0])).size).toBe(3);
+    });
+
+    it('formats every node with every principal, and gives every service the three brokers', () => {
+      for (const node of nodes) expect([...(merged(node).secrets ?? [])].sort()).toEqual(kafkaPrincipals.map((p) => `kafka-${p}`).sort());
+      for (const name of [...services, 'provision']) expect(merged(name).environment?.KAFKA_BROKERS).toBe('kafka:9092,kafka-2:9092,kafka-3:9092');
+      // What the overlay leaves alone stays as the main file says it (each service's own principal).
+      expect(merged('tasks').environment).toMatchObject({ KAFKA_USERNAME: 'tasks', KAFKA_PASSWORD_FILE: '/run/secrets/kafka-tasks' });
+    });
+
+    it('asks the broker script for two in-sync copies and no unclean election when it is given three replicas', () => {
+      const script = fs.readFileSync(path.join(__dirname, '../../docker/kafka/start-broker.sh'), 'utf8');
+      expect(script).toContain('if [ "$REPLICAS" -ge 3 ]; then MIN_IN_SYNC=2; else MIN_IN_SYNC=1; fi');
+      expect(script).toContain('min.insync.replicas=$MIN_IN_SYNC');
+      expect(script).toContain('unclean.leader.election.enable=false');
+      expect(script).toContain('node.id=$NODE_ID');
+    });
+  });
 });

@@ -21,6 +21,8 @@ export interface CampaignOptions {
   users: number;
   /** One broker, or a replicated cluster of three with the cluster's own faults. */
   brokers: 1 | 3;
+  /** Only these faults (all of them when empty). */
+  faults?: string[];
 }
 
 export interface CampaignReport {
@@ -63,7 +65,7 @@ export async function runCampaign(rootDir: string, options: CampaignOptions, log
   const granted = grantedFor(options.durationMs);
   const cluster = new Cluster(stack, options.instances, granted, (line) => serviceLog.write(`${line}\n`));
   const receiver = new WebhookReceiver(history, new Random(options.seed ^ 0x5eed));
-  const nemesis = new Nemesis(stack, cluster, history, new Random(options.seed ^ 0xfa17), log);
+  const nemesis = new Nemesis(stack, cluster, history, new Random(options.seed ^ 0xfa17), log, options.faults);
   const workload = new Workload(stack, cluster, history, random, receiver, options.users);
   const admin = adminKafka(stack);
   const adminClient = admin.admin();

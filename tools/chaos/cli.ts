@@ -45,6 +45,7 @@ const program = new Command('chaos')
   .option('--settle <d>', 'how long the platform may take to converge once the faults are healed', duration, 120_000)
   .option('--users <n>', 'how many users submit', positive, 6)
   .option('--brokers <n>', 'one broker, or a replicated cluster of 3 with its own faults', brokers, 1)
+  .option('--faults <kinds>', 'only these faults, comma-separated (e.g. partition-broker,kill-controller)', (v: string) => v.split(',').filter(Boolean))
   .option('--check <dir>', 'check a saved run instead of running one')
   .option('--json', 'print the report as JSON')
   .exitOverride();

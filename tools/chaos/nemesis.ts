@@ -54,9 +54,13 @@ export class Nemesis {
     private readonly history: History,
     private readonly random: Random,
     private readonly log: (line: string) => void,
+    only: string[] = [],
     private readonly spacingMs: [number, number] = [20_000, 40_000],
   ) {
-    this.faultWeights = [...serviceFaultWeights, ...(stack.kafka.brokers > 1 ? brokerFaultWeights : singleBrokerWeights)];
+    const all = [...serviceFaultWeights, ...(stack.kafka.brokers > 1 ? brokerFaultWeights : singleBrokerWeights)];
+    this.faultWeights = only.length === 0 ? all : all.filter(([kind]) => only.includes(kind));
+    const unknown = only.filter((kind) => !all.some(([k]) => k === kind));
+    if (unknown.length > 0) throw new Error(`no such fault here: ${unknown.join(', ')} (faults: ${all.map(([k]) => k).join(', ')})`);
   }
 
   async run(): Promise<void> {

@@ -43,9 +43,8 @@ export class IdempotentProducer {
   }
 
   /**
-   * Sends the batch and says where each of its messages was appended: a partition's messages travel
-   * as one record batch, in order, from the base offset the broker answers (the original batch's,
-   * when a retry was a duplicate).
+   * Sends the batch and says where each of its messages was appended, where the broker said: a
+   * partition's messages travel as one record batch, in order, from the base offset it answers.
    */
   async sendBatchPlaced(batch: ProducerBatch): Promise<Map<Message, Placed>> {
     const metadata = await this.sendBatch(batch);
@@ -54,11 +53,14 @@ export class IdempotentProducer {
     const places = new Map<Message, Placed>();
     for (const { topic, messages } of batch.topicMessages ?? []) {
       for (const message of messages) {
-        const partition = this.partitionOf.get(message) ?? -1;
+        const partition = this.partitionOf.get(message);
         const key = `${topic} ${partition}`;
         const index = taken.get(key) ?? 0n;
         taken.set(key, index + 1n);
-        places.set(message, { partition, offset: ((base.get(key) ?? -1n) + index).toString() });
+        const first = base.get(key) ?? -1n;
+        // -1 when the broker took a retry as a duplicate of a batch it had appended and no longer
+        // knew where (seen after a leader moved): the place is then unknown, not wrong.
+        if (partition !== undefined && first >= 0n) places.set(message, { partition, offset: (first + index).toString() });
       }
     }
     return places;

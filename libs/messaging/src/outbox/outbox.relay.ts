@@ -16,8 +16,8 @@ import { Acknowledged, markPublished, readUnpublished } from './outbox-statement
 
 const acknowledged = ({ encoded, place }: Sent): Acknowledged => ({
   id: encoded.row.id,
-  partition: place && place.partition >= 0 ? place.partition : null,
-  offset: place && place.partition >= 0 ? place.offset : null,
+  partition: place?.partition ?? null,
+  offset: place?.offset ?? null,
 });
 
 export interface RelayOptions {
