@@ -59,6 +59,7 @@ async function main(): Promise<number> {
     settle: number;
     users: number;
     brokers: 1 | 3;
+    faults?: string[];
     check?: string;
     json?: boolean;
   }>();
@@ -73,6 +74,7 @@ async function main(): Promise<number> {
           instances: options.instances,
           settleMs: options.settle,
           users: options.users,
+          faults: options.faults,
           brokers: options.brokers,
         },
         log,

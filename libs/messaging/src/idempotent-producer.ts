@@ -35,11 +35,16 @@ export class IdempotentProducer {
   }
 
   send(record: ProducerRecord): Promise<RecordMetadata[]> {
-    return this.whole((producer) => producer.send(record));
+    return this.sendBatch({
+      acks: record.acks,
+      timeout: record.timeout,
+      compression: record.compression,
+      topicMessages: [{ topic: record.topic, messages: record.messages }],
+    });
   }
 
   sendBatch(batch: ProducerBatch): Promise<RecordMetadata[]> {
-    return this.whole((producer) => producer.sendBatch(batch));
+    return this.whole(async (producer) => answeredForEveryPartition(batch, await producer.sendBatch(batch), this.partitionOf));
   }
 
   /**
@@ -97,5 +102,34 @@ export class IdempotentProducer {
       this.partitionOf.set(args.message, partition);
       return partition;
     };
+  }
+}
+
+/**
+ * kafkajs 2.2.4 can resolve a send without having sent some of it: it keeps each broker's answer
+ * across its retries and, after a partition's leader moved (NOT_LEADER, a broker gone), sends only to
+ * brokers that have not answered yet. A partition that moved to a broker which had already answered
+ * for other partitions is then never sent, and the send resolves (found by the campaign on three
+ * brokers: rows marked published that no topic held). So every partition of the batch must have its
+ * answer; a send that lacks one fails, and the whole batch is sent again by a new producer (what was
+ * appended is then appended twice: consumers deduplicate by eventId).
+ */
+function answeredForEveryPartition(batch: ProducerBatch, answers: RecordMetadata[], partitionOf: WeakMap<Message, number>): RecordMetadata[] {
+  const answered = new Set(answers.map((a) => `${a.topicName} ${a.partition}`));
+  const missing = new Set<string>();
+  for (const { topic, messages } of batch.topicMessages ?? []) {
+    for (const message of messages) {
+      const key = `${topic} ${partitionOf.get(message)}`;
+      if (!answered.has(key)) missing.add(key.replace(' ', '['));
+    }
+  }
+  if (missing.size > 0) throw new UnansweredPartitions([...missing].map((m) => `${m}]`));
+  return answers;
+}
+
+export class UnansweredPartitions extends Error {
+  constructor(readonly partitions: string[]) {
+    super(`the send resolved with no answer for ${partitions.join(', ')}: not known to be written, so sent again`);
+    this.name = 'UnansweredPartitions';
   }
 }
