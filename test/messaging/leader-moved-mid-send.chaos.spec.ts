@@ -1,0 +1,110 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Kafka, logLevel, Producer } from 'kafkajs';
+import { createKafka, IdempotentProducer, localKafkaCredentials, readToEnd, UnansweredPartitions } from '@app/messaging';
+import { startKafka, stopKafka } from '../../tools/stack/kafka';
+import { kafkaBootstrap, loadStackConfig, StackConfig } from '../../tools/stack/stack.config';
+import { waitFor } from '../support/wait-for';
+
+/**
+ * kafkajs keeps each broker's answer across the retries of one send, and after a leader moved it
+ * sends only to brokers that have not answered: a partition whose leadership moved to a broker that
+ * had already answered for another partition is never sent, and the send resolves. This makes it
+ * happen on a three-node cluster of its own: partition 0 led by node 1, partition 1 by node 2;
+ * partition 1 is reassigned to nodes 1 and 3 (its leadership moves to node 1, and node 2 answers
+ * NOT_LEADER) while the producers still believe node 2 leads; then one batch for both partitions.
+ */
+describe('a send while a partition’s leader moves to a broker that already answered', () => {
+  const shared = loadStackConfig();
+  const stackDir = fs.mkdtempSync(path.join(os.tmpdir(), 'leader-moved-'));
+  const config: StackConfig = loadStackConfig({
+    ...process.env,
+    STACK_DIR: stackDir,
+    STACK_BROKERS: '3',
+    KAFKA_PORT: '39092',
+    KAFKA_CONTROLLER_PORT: '39093',
+    KAFKA_TLS_PORT: '39094',
+  });
+  const adminSasl = () => ({ mechanism: 'scram-sha-512' as const, ...localKafkaCredentials('admin', stackDir)! });
+  const topic = 'leader-moved';
+  let kafka: Kafka;
+  let raw: Producer;
+  let ours: IdempotentProducer;
+
+  beforeAll(async () => {
+    // The shared stack's Kafka jars (the test suite's global setup fetched them)
+    fs.mkdirSync(stackDir, { recursive: true });
+    fs.symlinkSync(path.join(shared.stackDir, 'dist'), path.join(stackDir, 'dist'));
+    await startKafka(config);
+    kafka = createKafka('leader-moved', kafkaBootstrap(config), { sasl: adminSasl(), ssl: undefined, logLevel: logLevel.NOTHING });
+    const client = kafka.admin();
+    await client.connect();
+    await client.createTopics({
+      waitForLeaders: true,
+      topics: [
+        {
+          topic,
+          replicaAssignment: [
+            { partition: 0, replicas: [1, 2, 3] },
+            { partition: 1, replicas: [2, 1, 3] },
+          ],
+        },
+      ],
+    });
+    await client.disconnect();
+    raw = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    ours = new IdempotentProducer(kafka);
+    await raw.connect();
+    await ours.connect();
+  }, 240_000);
+
+  afterAll(async () => {
+    await raw?.disconnect().catch(() => undefined);
+    await ours?.disconnect().catch(() => undefined);
+    await stopKafka(config);
+    fs.rmSync(stackDir, { recursive: true, force: true });
+  }, 120_000);
+
+  it('resolves without writing the moved partition (kafkajs), and fails then writes everything (IdempotentProducer)', async () => {
+    // Given both producers know the leaders: node 1 for partition 0, node 2 for partition 1
+    const batch = (who: string, round: string) => ({
+      acks: -1,
+      topicMessages: [{ topic, messages: [0, 1].map((partition) => ({ partition, key: `${who}-${partition}`, value: `${who} ${round} to ${partition}` })) }],
+    });
+    await raw.sendBatch(batch('raw', 'warm-up'));
+    await ours.sendBatch(batch('ours', 'warm-up'));
+
+    // When partition 1 leaves node 2 for node 1 (the producers' metadata still says node 2)
+    const client = kafka.admin();
+    await client.connect();
+    await client.alterPartitionReassignments({ topics: [{ topic, partitionAssignment: [{ partition: 1, replicas: [1, 3] }] }] });
+    await waitFor(
+      async () => {
+        const fresh = createKafka('leader-moved-check', kafkaBootstrap(config), { sasl: adminSasl(), ssl: undefined, logLevel: logLevel.NOTHING }).admin();
+        await fresh.connect();
+        const [metadata] = (await fresh.fetchTopicMetadata({ topics: [topic] })).topics;
+        await fresh.disconnect();
+        return metadata.partitions.find((p) => p.partitionId === 1)?.leader === 1;
+      },
+      { what: 'partition 1 led by node 1', timeoutMs: 60_000 },
+    );
+    await client.disconnect();
+
+    // Then kafkajs's send resolves, yet partition 1's message is not written
+    const rawAnswers = await raw.sendBatch(batch('raw', 'moved'));
+    expect(rawAnswers.map((a) => a.partition)).toEqual([0]);
+    // And the platform's producer refuses to call the same send a success
+    await expect(ours.sendBatch(batch('ours', 'moved'))).rejects.toThrow(UnansweredPartitions);
+    // And sent again (as the relay does), everything is written
+    const answers = await ours.sendBatch(batch('ours', 'moved'));
+    expect(answers.map((a) => a.partition).sort()).toEqual([0, 1]);
+
+    const written: string[] = [];
+    await readToEnd(kafka, [topic], ({ partition, message }) => void written.push(`${partition}: ${message.value?.toString()}`));
+    expect(written).toContain('0: raw moved to 0');
+    expect(written).not.toContain('1: raw moved to 1');
+    expect(written).toContain('0: ours moved to 0');
+    expect(written).toContain('1: ours moved to 1');
+  }, 120_000);
+});
