@@ -8,13 +8,7 @@ import type { Random } from './random';
 /** The faults only a cluster can have. */
 export type BrokerFaultKind = 'kill-leader' | 'pause-broker' | 'kill-controller' | 'partition-broker' | 'two-brokers-down';
 
-export const brokerFaultWeights: Array<readonly [BrokerFaultKind, number]> = [
-  ['kill-leader', 2],
-  ['pause-broker', 1],
-  ['kill-controller', 1],
-  ['partition-broker', 2],
-  ['two-brokers-down', 1],
-];
+export const brokerFaultKinds: BrokerFaultKind[] = ['kill-leader', 'pause-broker', 'kill-controller', 'partition-broker', 'two-brokers-down'];
 
 /**
  * A fault applied to the cluster: what it hit, how long it lasts, how to heal it, and `effect`, which

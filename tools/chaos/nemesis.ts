@@ -1,5 +1,5 @@
 import type { StackConfig } from '../stack/stack.config';
-import { BrokerFaultKind, brokerFaultWeights, BrokerStrike, strikeBroker } from './broker-faults';
+import { BrokerFaultKind, brokerFaultKinds, BrokerStrike, strikeBroker } from './broker-faults';
 import { crashPart, restartPart, setReadOnly, signalPart, StackPart } from './campaign-stack';
 import type { Cluster, Instance } from './cluster';
 import { services } from './cluster';
@@ -46,7 +46,10 @@ export class Nemesis {
   private nextId = 0;
   private wake?: () => void;
   readonly applied: Record<string, number> = {};
-  private readonly faultWeights: Array<readonly [FaultKind, number]>;
+  private readonly faultWeights: Array<readonly [FaultKind | 'cluster', number]>;
+  /** A cluster's own faults, taken in turn from a seeded start, so that a run of a few minutes tries each. */
+  private readonly clusterTurns: BrokerFaultKind[];
+  private clusterTurn = 0;
 
   constructor(
     private readonly stack: StackConfig,
@@ -57,10 +60,18 @@ export class Nemesis {
     only: string[] = [],
     private readonly spacingMs: [number, number] = [20_000, 40_000],
   ) {
-    const all = [...serviceFaultWeights, ...(stack.kafka.brokers > 1 ? brokerFaultWeights : singleBrokerWeights)];
-    this.faultWeights = only.length === 0 ? all : all.filter(([kind]) => only.includes(kind));
-    const unknown = only.filter((kind) => !all.some(([k]) => k === kind));
-    if (unknown.length > 0) throw new Error(`no such fault here: ${unknown.join(', ')} (faults: ${all.map(([k]) => k).join(', ')})`);
+    const single = stack.kafka.brokers === 1;
+    const known = [...serviceFaultWeights, ...singleBrokerWeights].map(([kind]) => kind as string).concat(single ? [] : brokerFaultKinds);
+    const unknown = only.filter((kind) => !known.includes(kind) || (!single && singleBrokerWeights.some(([k]) => k === kind)));
+    if (unknown.length > 0) throw new Error(`no such fault here: ${unknown.join(', ')}`);
+    const chosen = (kind: string) => only.length === 0 || only.includes(kind);
+    const others = [...serviceFaultWeights, ...(single ? singleBrokerWeights : [])].filter(([kind]) => chosen(kind));
+    const turns = single ? [] : brokerFaultKinds.filter(chosen);
+    const start = turns.length > 0 ? random.between(0, turns.length - 1) : 0;
+    this.clusterTurns = [...turns.slice(start), ...turns.slice(0, start)];
+    // On a cluster, half the faults are the cluster's own.
+    const clusterWeight = others.reduce((sum, [, weight]) => sum + weight, 0) || 1;
+    this.faultWeights = this.clusterTurns.length > 0 ? [...others, ['cluster', clusterWeight]] : others;
   }
 
   async run(): Promise<void> {
@@ -89,7 +100,8 @@ export class Nemesis {
   }
 
   private async strike(): Promise<void> {
-    const kind = this.random.weighted(this.faultWeights);
+    const drawn = this.random.weighted(this.faultWeights);
+    const kind = drawn === 'cluster' ? this.clusterTurns[this.clusterTurn % this.clusterTurns.length] : drawn;
     const busy = new Set([...this.active.values()].map((f) => f.target));
     const free = (target: string) => !busy.has(target);
     const instances = this.cluster.serviceInstances.filter((i) => free(i.id));
@@ -152,6 +164,7 @@ export class Nemesis {
 
   /** A cluster fault, all of them on the target `kafka` (one at a time), and the watch for its effect. */
   private async strikeCluster(kind: BrokerFaultKind): Promise<void> {
+    this.clusterTurn++; // a turn passes only when its fault is tried (the cluster was free)
     const strike = await strikeBroker(kind, this.stack, this.random);
     if (!strike) return;
     const id = this.begin(kind, 'kafka', strike.forMs, strike.heal, `${strike.target} ${strike.detail}`);
