@@ -129,10 +129,8 @@ export class Nemesis {
         return this.pauseBroker();
       case 'kill-broker':
         if (!free('kafka')) return;
-        {
-          await crashPart(this.stack, 'kafka');
-          return void this.begin(kind, 'kafka', lasting(5, 15), () => this.restart('kafka'));
-        }
+        await crashPart(this.stack, 'kafka');
+        return void this.begin(kind, 'kafka', lasting(5, 15), () => this.restart('kafka'));
       case 'crash-postgres':
         if (!free('postgres') || !free('registry') || busy.has('read-only')) return;
         await crashPart(this.stack, 'postgres');

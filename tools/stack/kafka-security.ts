@@ -99,5 +99,5 @@ export function scramFormatArguments(secrets: BrokerSecrets): string[] {
 
 /** Written beside a storage formatted with the principals, so an older (plaintext) storage is recognised and made again. */
 export function secureFormatMarker(dataDir: string): string {
-  return path.join(dataDir, '..', 'kafka-sasl-formatted');
+  return `${dataDir}-sasl-formatted`;
 }
