@@ -42,6 +42,7 @@ interface ActiveFault {
 export class Nemesis {
   private readonly active = new Map<number, ActiveFault>();
   private readonly healing = new Set<Promise<void>>();
+  private readonly stillHealing = new Set<string>();
   private running = false;
   private nextId = 0;
   private wake?: () => void;
@@ -102,7 +103,7 @@ export class Nemesis {
   private async strike(): Promise<void> {
     const drawn = this.random.weighted(this.faultWeights);
     const kind = drawn === 'cluster' ? this.clusterTurns[this.clusterTurn % this.clusterTurns.length] : drawn;
-    const busy = new Set([...this.active.values()].map((f) => f.target));
+    const busy = new Set([...this.active.values()].map((f) => f.target).concat([...this.stillHealing]));
     const free = (target: string) => !busy.has(target);
     const instances = this.cluster.serviceInstances.filter((i) => free(i.id));
     const lasting = (min: number, max: number) => this.random.between(min, max) * 1000;
@@ -162,8 +163,8 @@ export class Nemesis {
 
   /** A cluster fault, all of them on the target `kafka` (one at a time), and the watch for its effect. */
   private async strikeCluster(kind: BrokerFaultKind): Promise<void> {
-    this.clusterTurn++; // a turn passes only when its fault is tried (the cluster was free)
     const strike = await strikeBroker(kind, this.stack, this.random);
+    this.clusterTurn++; // a turn passes once its fault was tried (a strike that threw is tried again)
     if (!strike) return;
     const id = this.begin(kind, 'kafka', strike.forMs, strike.heal, `${strike.target} ${strike.detail}`);
     await this.watchEffect(id, kind, strike);
@@ -214,6 +215,16 @@ export class Nemesis {
 
   private async end(fault: ActiveFault): Promise<void> {
     if (!this.active.delete(fault.id)) return;
+    // Still busy while it heals (a node restarting): no new fault on it until it is back.
+    this.stillHealing.add(fault.target);
+    try {
+      await this.healWithRetries(fault);
+    } finally {
+      this.stillHealing.delete(fault.target);
+    }
+  }
+
+  private async healWithRetries(fault: ActiveFault): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await fault.heal();
