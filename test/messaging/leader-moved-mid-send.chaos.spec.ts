@@ -1,10 +1,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Kafka, logLevel, Producer } from 'kafkajs';
+import { Kafka, logLevel, Producer, RecordMetadata } from 'kafkajs';
 import { createKafka, IdempotentProducer, localKafkaCredentials, readToEnd, UnansweredPartitions } from '@app/messaging';
-import { startKafka, stopKafka } from '../../tools/stack/kafka';
-import { kafkaBootstrap, loadStackConfig, StackConfig } from '../../tools/stack/stack.config';
+import { kafkaProcess, startKafka, stopKafka } from '../../tools/stack/kafka';
+import { runningPid } from '../../tools/stack/processes';
+import { kafkaBootstrap, kafkaNodes, loadStackConfig, StackConfig } from '../../tools/stack/stack.config';
 import { waitFor } from '../support/wait-for';
 
 /**
@@ -107,4 +108,57 @@ describe('a send while a partition’s leader moves to a broker that already ans
     expect(written).toContain('0: ours moved to 0');
     expect(written).toContain('1: ours moved to 1');
   }, 120_000);
+
+  it('never acknowledges a send made while another one times out after being written (kafkajs does: for the other’s place)', async () => {
+    // Given a partition led by node 1, and both producers knowing it
+    const timedOut = 'timed-out-send';
+    const client = kafka.admin();
+    await client.connect();
+    await client.createTopics({ waitForLeaders: true, topics: [{ topic: timedOut, replicaAssignment: [{ partition: 0, replicas: [1, 2, 3] }] }] });
+    await client.disconnect();
+    const rawProducer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    await rawProducer.connect();
+    const record = (value: string) => ({ topic: timedOut, acks: -1, timeout: 1000, messages: [{ partition: 0, key: value, value }] });
+    await rawProducer.send(record('raw warm-up'));
+    await ours.send(record('ours warm-up'));
+
+    // When the followers stop answering (node 1 writes, but cannot have the copies acks=all waits for)
+    // and two sends are made at once, the first timing out after the leader wrote it
+    const nodes = kafkaNodes(config).slice(1);
+    const signalFollowers = (signal: NodeJS.Signals) => nodes.forEach((node) => process.kill(-runningPid(kafkaProcess(config, node))!, signal));
+    const sendBoth = (producer: { send: (r: ReturnType<typeof record>) => Promise<RecordMetadata[]> }, who: string) => {
+      const first = producer.send(record(`${who} first`)).then(placeOf, () => 'failed');
+      const second = producer.send(record(`${who} second`)).then(placeOf, () => 'failed');
+      return Promise.all([first, second]);
+    };
+    signalFollowers('SIGSTOP');
+    const rawSends = sendBoth(rawProducer, 'raw');
+    const ourSends = sendBoth(ours, 'ours');
+    // Back before the second send's own wait times out: it is then answered as a duplicate of the first.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    signalFollowers('SIGCONT');
+    const [[rawFirst, rawSecond], [ourFirst, ourSecond]] = await Promise.all([rawSends, ourSends]);
+    await rawProducer.disconnect();
+
+    const at = new Map<string, string>();
+    await readToEnd(kafka, [timedOut], ({ message }) => void at.set(message.offset, message.value!.toString()));
+    const misplaced = (sends: Array<[string, string]>) => sends.filter(([place, value]) => place !== 'failed' && at.get(place) !== value);
+    // Then kafkajs acknowledged a send at a place that holds another one (the other written twice)
+    expect(
+      misplaced([
+        [rawFirst, 'raw first'],
+        [rawSecond, 'raw second'],
+      ]),
+    ).not.toEqual([]);
+    // And every send the platform's producer acknowledged is where it was told, and both were
+    expect(
+      misplaced([
+        [ourFirst, 'ours first'],
+        [ourSecond, 'ours second'],
+      ]),
+    ).toEqual([]);
+    expect([...at.values()]).toEqual(expect.arrayContaining(['ours first', 'ours second']));
+  }, 120_000);
 });
+
+const placeOf = ([answer]: RecordMetadata[]) => answer.baseOffset!;
