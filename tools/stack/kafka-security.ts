@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { localAuthFiles } from '@app/auth';
 import { ensurePrincipalPasswords } from './principal-passwords';
 import { requireCommand } from './toolchain';

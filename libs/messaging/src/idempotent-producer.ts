@@ -64,8 +64,7 @@ export class IdempotentProducer {
         const index = taken.get(key) ?? 0n;
         taken.set(key, index + 1n);
         const first = base.get(key) ?? -1n;
-        // -1 when the broker took a retry as a duplicate of a batch it had appended and no longer
-        // knew where (seen after a leader moved): the place is then unknown, not wrong.
+        // A base offset of -1 is no place (a broker says so when it gives none): unknown, not wrong.
         if (partition !== undefined && first >= 0n) places.set(message, { partition, offset: (first + index).toString() });
       }
     }
