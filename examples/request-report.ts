@@ -3,10 +3,12 @@
  * kafkajs and the Confluent schema-registry client only.
  *
  *   npx ts-node examples/request-report.ts --user alice --key order-42 --input '{"text":"Q3"}' [--task-id <uuid>]
+ *   npx ts-node examples/request-report.ts --user alice --cancel <taskId>
  *
  * Publishes one TaskRequested (Avro, the registry's latest schema of `task-requested-value`, key =
  * taskId), then reads the outcome topics until this task's TaskCompleted, TaskFailed or TaskRejected
- * arrives, and prints it as one JSON line. KAFKA_BROKERS, SCHEMA_REGISTRY_URL and TOPIC_PREFIX as for
+ * arrives, and prints it as one JSON line. With --cancel, publishes TaskCancelRequested for that task
+ * instead, and prints the answer: TaskFailed{errorCode: CANCELLED}, or TaskCancelRejected. KAFKA_BROKERS, SCHEMA_REGISTRY_URL and TOPIC_PREFIX as for
  * the services; it connects as the `external` principal with KAFKA_USERNAME and KAFKA_PASSWORD
  * (SCRAM-SHA-512; `npm run -s kafka:credentials -- external` prints them for the local stack), over
  * TLS with KAFKA_SSL=on and KAFKA_SSL_CA. Its consumer groups start with `external-`, as its ACLs ask.
@@ -62,16 +64,42 @@ async function publishRequest(kafka: Kafka, registry: SchemaRegistry, request: {
   await producer.disconnect();
 }
 
+/** Asks the platform to cancel a task of `userId`; gives the request's eventId, by which its refusal is recognised. */
+async function publishCancel(kafka: Kafka, registry: SchemaRegistry, taskId: string, userId: string): Promise<string> {
+  const schemaId = await registry.getLatestSchemaId(`${prefix}task-cancel-requested-value`);
+  const event = {
+    eventId: randomUUID(),
+    eventType: 'TaskCancelRequested',
+    occurredAt: Date.now(),
+    taskId,
+    userId,
+    correlationId: randomUUID(),
+    causationId: null,
+    producer: 'example-producer',
+  };
+  const producer = kafka.producer({ idempotent: true });
+  await producer.connect();
+  await producer.send({
+    topic: `${prefix}task-cancel-requested`,
+    acks: -1,
+    messages: [{ key: taskId, value: await registry.encode(schemaId, event), headers: { eventId: event.eventId, eventType: event.eventType } }],
+  });
+  await producer.disconnect();
+  return event.eventId;
+}
+
+type Answer = Record<string, unknown>;
+
 /** Deliveries are at least once: an outcome is recognised by taskId, a repeat by its eventId. */
-async function awaitOutcome(kafka: Kafka, registry: SchemaRegistry, taskId: string): Promise<Record<string, unknown>> {
+async function awaitOutcome(kafka: Kafka, registry: SchemaRegistry, topics: string[], isAnswer: (event: Answer) => boolean): Promise<Answer> {
   const consumer = kafka.consumer({ groupId: `${prefix}external-example-${randomUUID()}` });
   await consumer.connect();
-  await consumer.subscribe({ topics: ['task-completed', 'task-failed', 'task-rejected'].map((t) => `${prefix}${t}`), fromBeginning: true });
-  const outcome = await new Promise<Record<string, unknown>>((resolve) => {
+  await consumer.subscribe({ topics: topics.map((t) => `${prefix}${t}`), fromBeginning: true });
+  const outcome = await new Promise<Answer>((resolve) => {
     void consumer.run({
       eachMessage: async ({ message }) => {
-        if (message.key?.toString() !== taskId) return;
-        resolve((await registry.decode(message.value as Buffer)) as Record<string, unknown>);
+        const event = (await registry.decode(message.value as Buffer)) as Answer;
+        if (isAnswer(event)) resolve(event);
       },
     });
   });
@@ -82,13 +110,25 @@ async function awaitOutcome(kafka: Kafka, registry: SchemaRegistry, taskId: stri
 async function main(): Promise<void> {
   const userId = argument('user');
   const key = argument('key');
-  if (!userId || !key) throw new Error('usage: request-report.ts --user <userId> --key <idempotencyKey> [--input <json>] [--task-id <uuid>]');
+  const cancel = argument('cancel');
+  if (!userId || (!key && !cancel)) {
+    throw new Error('usage: request-report.ts --user <userId> (--key <idempotencyKey> [--input <json>] [--task-id <uuid>] | --cancel <taskId>)');
+  }
   const taskId = argument('task-id') ?? randomUUID();
   const kafka = new Kafka({ clientId: 'example', brokers, logLevel: logLevel.ERROR, ...security() });
   const { SCHEMA_REGISTRY_USERNAME: username, SCHEMA_REGISTRY_PASSWORD: password } = process.env;
   const registry = new SchemaRegistry({ host: registryUrl, ...(username && password ? { auth: { username, password } } : {}) });
-  await publishRequest(kafka, registry, { taskId, userId, key, input: argument('input') ?? '{}' });
-  const outcome = await awaitOutcome(kafka, registry, taskId);
+  if (cancel) {
+    const requestId = await publishCancel(kafka, registry, cancel, userId);
+    // The cancel's answer: the task's TaskFailed{CANCELLED}, or the refusal of this very request.
+    const answer = await awaitOutcome(kafka, registry, ['task-failed', 'task-cancel-rejected'], (event) =>
+      event.eventType === 'TaskCancelRejected' ? event.causationId === requestId : event.taskId === cancel && event.errorCode === 'CANCELLED',
+    );
+    process.stdout.write(`${JSON.stringify(answer)}\n`);
+    return;
+  }
+  await publishRequest(kafka, registry, { taskId, userId, key: key!, input: argument('input') ?? '{}' });
+  const outcome = await awaitOutcome(kafka, registry, ['task-completed', 'task-failed', 'task-rejected'], (event) => event.taskId === taskId);
   process.stdout.write(`${JSON.stringify(outcome)}\n`);
 }
 

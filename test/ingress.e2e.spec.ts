@@ -81,4 +81,46 @@ describe('another system publishing TaskRequested and consuming the outcome', ()
     await platform.consumersCaughtUp();
     expect(await platform.quota(user)).toMatchObject({ debited: 0 });
   });
+
+  it('cancels a task from outside: it fails as CANCELLED, charged nothing; another user’s cancel and a late one are refused', async () => {
+    // Given a task waiting for its debit (quota is down)
+    await platform.kill('quota');
+    const { body } = await platform.submit('partner-c', { text: 'stop me' });
+
+    // When the outside system cancels it for its user
+    const cancelled = await exampleClient(['--user', 'partner-c', '--cancel', body.taskId]);
+
+    // Then the task's outcome is TaskFailed{CANCELLED}, and once quota is back nothing is charged
+    expect(cancelled).toMatchObject({ eventType: 'TaskFailed', taskId: body.taskId, errorCode: 'CANCELLED', compensated: true });
+    await platform.startApp('quota');
+    expect(await platform.settled(body.taskId)).toMatchObject({ state: 'CANCELLED', reason: 'cancelled by partner-c' });
+    await platform.consumersCaughtUp();
+    const quota = await platform.quota('partner-c');
+    expect(quota).toMatchObject({ balance: 10, refunded: quota.debited });
+
+    // Given a task that completed
+    const done = (await platform.submit('partner-c', { text: 'keep me' })).body.taskId as string;
+    await platform.settled(done);
+    const timelineBefore = (await platform.task(done)).timeline.length;
+
+    // When another user cancels it: refused as unknown, and nothing of the task is touched
+    expect(await exampleClient(['--user', 'intruder', '--cancel', done])).toMatchObject({
+      eventType: 'TaskCancelRejected',
+      reason: 'UNKNOWN_TASK',
+      state: null,
+    });
+    await platform.consumersCaughtUp();
+    expect((await platform.task(done)).timeline).toHaveLength(timelineBefore);
+
+    // When its own user cancels it: refused, the outcome stands, charged once
+    expect(await exampleClient(['--user', 'partner-c', '--cancel', done])).toMatchObject({
+      eventType: 'TaskCancelRejected',
+      reason: 'ALREADY_ENDED',
+      state: 'SUCCESS',
+    });
+    const task = await platform.task(done);
+    expect(task.state).toBe('SUCCESS');
+    expect(task.timeline.map((e: { eventType: string }) => e.eventType)).toContain('TaskCancelRejected');
+    expect(await platform.quota('partner-c')).toMatchObject({ balance: 9 });
+  });
 });

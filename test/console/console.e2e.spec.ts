@@ -22,7 +22,8 @@ async function register(subject: string, schema: object): Promise<number> {
 
 /** The operator console in Debian's Chromium, on the real platform. */
 describe('operator console', () => {
-  const platform = new Platform();
+  // Model calls hang for real (no 500 ms timeout), so that a task stays running long enough to cancel.
+  const platform = new Platform({ MODEL_TIMEOUT: '60s' });
   let consoleUrl: string;
   let browser: Browser;
   let admin: BrowserContext;
@@ -84,6 +85,24 @@ describe('operator console', () => {
 
     await adminPage.click('a:has-text("console-user")');
     expect(await adminPage.textContent('main')).toContain('refund');
+  });
+
+  it('cancels a running task from its page, and shows the cancel in its timeline', async () => {
+    const taskId = (await platform.submit('console-canceller', { simulate: { hang: true } })).body.taskId as string;
+    await waitFor(async () => (await platform.task(taskId)).state === 'RUNNING', { what: 'the task to run' });
+
+    await adminPage.goto(`${consoleUrl}/tasks/${taskId}`);
+    await adminPage.click('#cancel-task');
+
+    // The tasks service decided at once: the page it comes back to shows the task cancelled, no button left
+    expect(adminPage.url()).toBe(`${consoleUrl}/tasks/${taskId}`);
+    expect(await adminPage.textContent('#task-state')).toBe('CANCELLED');
+    const timeline = (await adminPage.textContent('main'))!;
+    expect(timeline).toContain('TaskCancelled');
+    expect(timeline).toContain('cancelledBy=ops');
+    expect(timeline).toContain('errorCode=CANCELLED');
+    expect(await adminPage.locator('#cancel-task').count()).toBe(0);
+    await waitFor(async () => (await platform.quota('console-canceller')).refunded === 1, { what: 'the refund' });
   });
 
   it('refuses an action without the CSRF token of the session', async () => {
@@ -195,6 +214,16 @@ describe('operator console', () => {
       const forged = await page.request.post(`${consoleUrl}/quota/console-user/grants`, { form: { _csrf: csrf!, amount: '50' }, maxRedirects: 0 });
       expect(forged.status()).toBe(403);
       expect((await platform.quota('console-user')).balance).toBe(before.balance);
+
+      // Nor may a viewer cancel: no button on a running task's page, and the form posted anyway is refused.
+      const running = (await platform.submit('viewer-target', { simulate: { hang: true } })).body.taskId as string;
+      await waitFor(async () => (await platform.task(running)).state === 'RUNNING', { what: 'the task to run' });
+      await page.goto(`${consoleUrl}/tasks/${running}`);
+      expect(await page.locator('#cancel-task').count()).toBe(0);
+      const cancel = await page.request.post(`${consoleUrl}/tasks/${running}/cancel`, { form: { _csrf: csrf!, key: 'k' }, maxRedirects: 0 });
+      expect(cancel.status()).toBe(403);
+      expect((await platform.task(running)).state).toBe('RUNNING');
+      expect((await platform.cancel(running, 'viewer-target')).status).toBe(202); // its owner may
     } finally {
       await viewer.close();
     }

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { Role } from '@app/auth';
 import { defaults, serviceNames } from '@app/config';
 import { EventType, topicFor } from '@app/events';
 import { createKafka, localKafkaEnv, localRegistryEnv, serviceEvents } from '@app/messaging';
@@ -175,7 +176,7 @@ export class Platform {
     return waitFor(
       async () => {
         const task = await this.task(taskId);
-        const done = ['SUCCESS', 'FAILED', 'COMPENSATED'].includes(task.state);
+        const done = ['SUCCESS', 'FAILED', 'COMPENSATED', 'CANCELLED'].includes(task.state);
         return done && task.timeline.some((e: { eventType: string }) => e.eventType === 'NotificationSent') && task;
       },
       { what: `task ${taskId} to settle`, timeoutMs },
@@ -195,7 +196,27 @@ export class Platform {
   }
 
   async cancellations(): Promise<string[]> {
-    const body = (await (await fetch(`${this.url('model-simulator')}/v1/cancellations`)).json()) as { cancellations: Array<{ requestId: string }> };
-    return body.cancellations.map((c) => c.requestId);
+    return (await this.modelRecord()).cancellations.map((c) => c.requestId);
+  }
+
+  /** Model requests whose connection the caller (generation) closed while the simulator still held them. */
+  async abortedModelCalls(): Promise<string[]> {
+    return (await this.modelRecord()).closedByCaller.map((c) => c.requestId);
+  }
+
+  private async modelRecord() {
+    return (await (await fetch(`${this.url('model-simulator')}/v1/cancellations`)).json()) as {
+      cancellations: Array<{ requestId: string }>;
+      closedByCaller: Array<{ requestId: string }>;
+    };
+  }
+
+  /** POST /tasks/{taskId}/cancel as `userId` (with `roles`), under `key`. */
+  async cancel(taskId: string, userId: string, key = `cancel-${Math.random()}`, ...roles: Role[]) {
+    const response = await fetch(`${this.url('tasks')}/tasks/${taskId}/cancel`, {
+      method: 'POST',
+      headers: { 'idempotency-key': key, ...(await authAs(userId, ...roles)) },
+    });
+    return { status: response.status, headers: response.headers, body: (await response.json()) as JsonBody };
   }
 }

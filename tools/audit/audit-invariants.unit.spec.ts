@@ -16,6 +16,8 @@ function flow(userId = 'u1') {
     completed: () => e('TaskCompleted', { reportRef: 'r' }),
     taskFailed: () => e('TaskFailed', { reason: 'no', errorCode: 'MODEL_REJECTED', compensated: true }),
     notified: (outcome: string) => e('NotificationSent', { outcome, channel: 'inbox' }),
+    cancelled: () => e('TaskCancelled', { cancelledBy: userId }),
+    cancelFailed: () => e('TaskFailed', { reason: `cancelled by ${userId}`, errorCode: 'CANCELLED', compensated: true }),
   };
 }
 
@@ -99,5 +101,18 @@ describe('the audit of what was published', () => {
     const [succeeded, refunded] = [both.succeeded(), both.refunded()];
     const report = audit([both.requested(), both.debited(), succeeded, both.completed(), refunded], 100);
     expect(report.violations).toContainEqual(expect.objectContaining({ invariant: 'NO_REFUND_OF_COMPLETED_TASK', subject: both.taskId }));
+  });
+
+  it('holds a cancelled task to no charge: refunded even after its generation succeeded, never completed', () => {
+    const late = flow('u7'); // the model answered after the cancel: its success lost the race
+    const charged = flow('u8');
+    const healthy = [late.requested(), late.debited(), late.cancelled(), late.succeeded(), late.refunded(), late.cancelFailed(), late.notified('TaskFailed')];
+    expect(audit(healthy, 1000).violations).toEqual([]);
+
+    const report = audit([charged.requested(), charged.debited(), charged.cancelled(), charged.cancelFailed()], 1000);
+    expect(report.violations.map((v) => [v.invariant, v.subject, v.message])).toEqual([
+      ['CANCELLED_TASK_NOT_CHARGED', charged.taskId, 'cancelled task charged: 1 debits, 0 refunds'],
+      ['USER_LEDGER_BALANCES', 'u8', 'debits (1) − refunds (0) ≠ completed tasks (0)'],
+    ]);
   });
 });

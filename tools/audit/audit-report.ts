@@ -7,7 +7,8 @@ export type InvariantName =
   | 'USER_LEDGER_BALANCES'
   | 'ONE_NOTIFICATION_PER_OUTCOME'
   | 'NO_TASK_STUCK_PAST_DEADLINE'
-  | 'NO_REFUND_OF_COMPLETED_TASK';
+  | 'NO_REFUND_OF_COMPLETED_TASK'
+  | 'CANCELLED_TASK_NOT_CHARGED';
 
 export interface Violation {
   invariant: InvariantName;

@@ -11,6 +11,7 @@ const kindOf: Record<string, number> = {
   QuotaRefunded: 5,
   GenerationFailed: 6,
   GenerationSucceeded: 7,
+  TaskCancelled: 12,
 };
 const notificationKinds: Record<string, number> = { TaskCompleted: 8, TaskFailed: 9, TaskRejected: 10 };
 const otherNotification = 11;
@@ -68,7 +69,9 @@ export class StreamingAudit {
         violations.push({ invariant, subject: taskId, eventIds: idsOf(marks), message });
       const marks = this.marks.marksFrom(task.head);
       const of = (...kinds: number[]) => marks.filter((m) => kinds.includes(m.kind));
-      const [terminal, debits, refunds, failures, completed] = [of(1, 2, 3), of(4), of(5), of(6), of(7, 1)];
+      const cancelled = of(12).length > 0;
+      // A generation that succeeded after the cancel lost the race: for a cancelled task, only TaskCompleted is a completion.
+      const [terminal, debits, refunds, failures, completed] = [of(1, 2, 3), of(4), of(5), of(6), cancelled ? of(1) : of(7, 1)];
       if (terminal.length > 1) violate('ONE_TERMINAL_OUTCOME', terminal, `task has ${terminal.length} terminal events`);
       if (terminal.length === 0 && task.requestedAt !== null) {
         const ageMs = now - task.requestedAt;
@@ -80,6 +83,10 @@ export class StreamingAudit {
       if (refunds.length > 0 && completed.length > 0) violate('NO_REFUND_OF_COMPLETED_TASK', [...completed, ...refunds], 'task both completed and refunded');
       if (failures.length > 0 && debits.length > 0 && refunds.length !== 1) {
         violate('REFUND_AFTER_FAILED_GENERATION', [...failures, ...refunds], `failed generation after a debit has ${refunds.length} refunds`);
+      }
+      if (cancelled && terminal.length > 0 && (debits.length !== refunds.length || completed.length > 0)) {
+        const message = completed.length > 0 ? 'cancelled task completed' : `cancelled task charged: ${debits.length} debits, ${refunds.length} refunds`;
+        violate('CANCELLED_TASK_NOT_CHARGED', [...of(12), ...debits, ...refunds, ...completed], message);
       }
       for (let kind = 8; kind <= otherNotification; kind++) {
         const sent = of(kind);

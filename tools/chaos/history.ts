@@ -36,6 +36,18 @@ export interface PublishOp {
   error?: string;
 }
 
+/** A POST /tasks/{taskId}/cancel and its answer: 202 cancelled, 409 with the state the task had ended in. */
+export interface CancelOp {
+  kind: 'cancel';
+  at: number;
+  user: string;
+  taskId: string;
+  status: number;
+  /** The task's state in the answer. */
+  state?: string;
+  error?: string;
+}
+
 /** A webhook registered for a user. */
 export interface WebhookOp {
   kind: 'webhook';
@@ -89,7 +101,7 @@ export interface PhaseEntry {
   detail?: Record<string, unknown>;
 }
 
-export type HistoryEntry = SubmitOp | PublishOp | WebhookOp | FaultEntry | EffectEntry | DeliveryEntry | PhaseEntry;
+export type HistoryEntry = SubmitOp | PublishOp | CancelOp | WebhookOp | FaultEntry | EffectEntry | DeliveryEntry | PhaseEntry;
 
 /** Appends entries to `history.jsonl`, one JSON object per line, as they happen. */
 export class History {

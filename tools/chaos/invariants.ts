@@ -1,7 +1,7 @@
 import type { DomainEvent } from '@app/events';
 import { errorCodes } from '@app/failures';
 import { audit } from '../audit/audit-invariants';
-import type { DeliveryEntry, EffectEntry, HistoryEntry, PublishOp, SubmitOp } from './history';
+import type { CancelOp, DeliveryEntry, EffectEntry, HistoryEntry, PublishOp, SubmitOp } from './history';
 
 /** An event as it sits on its topic. */
 export interface PlacedEvent {
@@ -41,6 +41,7 @@ const auditInvariants = {
   NO_REFUND_OF_COMPLETED_TASK: 'no task both completed and refunded',
   USER_LEDGER_BALANCES: 'per user, debits − refunds = completed tasks',
   ONE_NOTIFICATION_PER_OUTCOME: 'one NotificationSent per outcome',
+  CANCELLED_TASK_NOT_CHARGED: 'a cancelled task is never charged (debits = refunds) and never completes',
 } as const;
 
 /** Checks every promise over the evidence; each invariant reports its count of violations, zero included. */
@@ -90,6 +91,17 @@ export function checkInvariants(evidence: Evidence): InvariantResult[] {
       audited.violations.filter((v) => v.invariant === invariant).map((v) => `${v.subject}: ${v.message}`),
     );
   }
+
+  const cancels = evidence.history.filter((h): h is CancelOp => h.kind === 'cancel');
+  const failedAs = (taskId: string) => (byTask.get(taskId) ?? []).find((p) => p.event.eventType === 'TaskFailed')?.event as { errorCode?: string } | undefined;
+  report('CANCEL_ANSWERS_HOLD', 'a cancel answered 202 ends its task CANCELLED; one answered 409 with another outcome leaves that outcome standing', [
+    ...cancels
+      .filter((c) => c.status === 202 && !(typesOf(c.taskId).has('TaskCancelled') && failedAs(c.taskId)?.errorCode === 'CANCELLED'))
+      .map((c) => `task ${c.taskId}: cancel answered 202, but the task did not end CANCELLED`),
+    ...cancels
+      .filter((c) => c.status === 409 && c.state !== undefined && c.state !== 'CANCELLED' && typesOf(c.taskId).has('TaskCancelled'))
+      .map((c) => `task ${c.taskId}: cancel answered 409 (${c.state}), but the task was cancelled`),
+  ]);
 
   const debitsOf = (user: string, type: string) => firstOf.filter((p) => p.event.userId === user && p.event.eventType === type).length;
   report(

@@ -113,4 +113,17 @@ describe('the campaign checker', () => {
       FAULTS_TAKE_EFFECT: 1,
     });
   });
+
+  it('counts a cancel answered 202 whose task completed, and one answered 409 whose task was cancelled after all', () => {
+    const cancelledByMistake = make('TaskCancelled', { cancelledBy: user }, debited.event);
+    const refused: HistoryEntry = { kind: 'cancel', at: 9, user, taskId, status: 409, state: 'SUCCESS' };
+    const taken: HistoryEntry = { kind: 'cancel', at: 9, user, taskId, status: 202, state: 'CANCELLED' };
+    expect(violated({ ...healthy, history: [...history, refused] })).toEqual({});
+    expect(violated({ ...healthy, history: [...history, taken] })).toEqual({ CANCEL_ANSWERS_HOLD: 1 });
+    // A cancel that went through although the task had completed: charged and cancelled at once.
+    expect(violated({ ...healthy, history: [...history, refused], events: [...healthy.events, cancelledByMistake] })).toMatchObject({
+      CANCEL_ANSWERS_HOLD: 1,
+      CANCELLED_TASK_NOT_CHARGED: 1,
+    });
+  });
 });

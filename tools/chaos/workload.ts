@@ -37,13 +37,15 @@ interface Sent {
 /**
  * Users submitting tasks as clients do: with an Idempotency-Key, about a fifth of them sent again
  * (at once, concurrently, or up to three minutes later; a client whose request got no answer always sends it
- * again), a few reusing a key with another body, and outside producers writing TaskRequested on
- * Kafka as the `external` principal. Each task asks the model simulator for one behaviour.
+ * again), a few reusing a key with another body, about one in twenty cancelled, and outside producers
+ * writing TaskRequested on Kafka as the `external` principal. Each task asks the model simulator for one behaviour.
  */
 export class Workload {
   private readonly tokens = new Map<string, string>();
   private readonly pending = new Set<Promise<unknown>>();
   private readonly later: Array<{ due: number; sent: Sent; repeat: 'resend' }> = [];
+  /** Cancels to send, each at its own time after its task was accepted. */
+  private readonly cancels: Array<{ due: number; user: string; taskId: string; tries: number }> = [];
   private producer?: IdempotentProducer;
   private codec?: EventCodec;
   private running = false;
@@ -91,7 +93,10 @@ export class Workload {
     this.running = true;
     while (this.running) {
       const due = this.later.findIndex((l) => l.due <= Date.now());
-      if (due >= 0) {
+      const cancel = this.cancels.findIndex((c) => c.due <= Date.now());
+      if (cancel >= 0) {
+        this.track(this.cancel(this.cancels.splice(cancel, 1)[0]));
+      } else if (due >= 0) {
         const [{ sent, repeat }] = this.later.splice(due, 1);
         this.track(this.submit(sent, repeat));
       } else if (this.pending.size < 12) {
@@ -105,6 +110,7 @@ export class Workload {
   async stop(): Promise<void> {
     this.running = false;
     for (const { sent, repeat } of this.later.splice(0)) this.track(this.submit(sent, repeat));
+    for (const cancel of this.cancels.splice(0)) this.track(this.cancel(cancel));
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
     await this.producer?.disconnect().catch(() => undefined);
   }
@@ -146,6 +152,10 @@ export class Workload {
       });
       const answer = (await response.json().catch(() => ({}))) as { taskId?: string };
       this.history.record({ ...base, status: response.status, taskId: answer.taskId });
+      // About one task in twenty is cancelled by its user, at once or up to ten seconds later.
+      if (response.status === 202 && answer.taskId && !repeat && this.random.chance(0.05)) {
+        this.cancels.push({ due: Date.now() + this.random.between(0, 10_000), user: sent.user, taskId: answer.taskId, tries: 0 });
+      }
       // A client that got a server error or a conflict asks again later, with the same key.
       if ((response.status >= 500 || response.status === 409) && this.running && repeat !== 'reuse') {
         this.later.push({ due: Date.now() + this.random.between(2_000, 20_000), sent, repeat: 'resend' });
@@ -153,6 +163,29 @@ export class Workload {
     } catch (error) {
       this.history.record({ ...base, status: 0, error: (error as Error).message });
       if (this.running && repeat !== 'reuse') this.later.push({ due: Date.now() + this.random.between(2_000, 20_000), sent, repeat: 'resend' });
+    }
+  }
+
+  /** A cancel, under one key per task: a client with no answer (or a 5xx, or a busy 409) asks again with it. */
+  private async cancel(cancel: { due: number; user: string; taskId: string; tries: number }): Promise<void> {
+    const tasks = this.random.pick(this.cluster.urls('tasks'));
+    const base = { kind: 'cancel' as const, at: Date.now(), user: cancel.user, taskId: cancel.taskId };
+    let status = 0;
+    try {
+      const response = await fetch(`${tasks}/tasks/${cancel.taskId}/cancel`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.tokens.get(cancel.user)}`, 'idempotency-key': `cancel-${cancel.taskId}` },
+        signal: AbortSignal.timeout(15_000),
+      });
+      status = response.status;
+      const answer = (await response.json().catch(() => ({}))) as { state?: string };
+      this.history.record({ ...base, status, state: answer.state });
+      if (status === 409 && answer.state === undefined) status = 0; // busy, not decided: ask again
+    } catch (error) {
+      this.history.record({ ...base, status: 0, error: (error as Error).message });
+    }
+    if ((status === 0 || status >= 500) && cancel.tries < 5) {
+      this.cancels.push({ ...cancel, due: Date.now() + this.random.between(2_000, 10_000), tries: cancel.tries + 1 });
     }
   }
 

@@ -3,6 +3,7 @@ import { EventHandlers, HandlerSource, setBased } from '@app/messaging';
 import { recordDebits } from './handlers/record-debit.handler';
 import { recordRefusals } from './handlers/record-refusal.handler';
 import { recordRequests } from './handlers/record-request.handler';
+import { stopCancelled } from './handlers/stop-cancelled.handler';
 import { stopTimedOut } from './handlers/stop-timed-out.handler';
 import { FailedJobCleanup } from './jobs/failed-job-cleanup';
 import { GenerationWorker } from './jobs/generation.worker';
@@ -23,6 +24,7 @@ export class GenerationHandlers implements HandlerSource {
       QuotaDebited: setBased<'QuotaDebited'>((events, context) => recordDebits(events, context, startDue)),
       QuotaRejected: setBased(recordRefusals),
       TaskTimedOut: setBased<'TaskTimedOut'>((events, context) => stopTimedOut(events, context, (job) => this.cleanup.cleanUp(job.task_id, job.attempts))),
+      TaskCancelled: setBased<'TaskCancelled'>((events, context) => stopCancelled(events, context, (job) => this.worker.stopCancelled(job))),
     };
   }
 }

@@ -4,7 +4,8 @@ import { answerFor, simulationOf } from './simulation';
 
 /**
  * A local stand-in for an OpenAI-compatible model, the default MODEL_BASE_URL: deterministic
- * answers, failures on request (`input.simulate`), and a record of cancelled requests.
+ * answers, failures on request (`input.simulate`), and a record of cancelled requests and of hanging
+ * requests their caller aborted.
  */
 const logger = new Logger('model-simulator');
 const port = Number(process.env.MODEL_SIMULATOR_PORT || 3010);
@@ -15,6 +16,8 @@ const apiKey = process.env.MODEL_SIMULATOR_API_KEY;
 const cancellations: Array<{ requestId: string; at: string }> = [];
 /** Requests told to hang, by request id: a cancellation ends them, as a real job's would end. */
 const hanging = new Map<string, ServerResponse>();
+/** Hanging requests whose caller closed the connection (an aborted call), not ended here. */
+const closedByCaller: Array<{ requestId: string; at: string }> = [];
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   if (res.writableEnded || res.destroyed) return;
@@ -45,7 +48,11 @@ async function completions(req: IncomingMessage, res: ServerResponse): Promise<v
     // never answers by itself: the caller's timeout, or a cancellation, ends it
     const requestId = String(req.headers['x-request-id'] ?? key);
     hanging.set(requestId, res);
-    res.once('close', () => hanging.delete(requestId));
+    res.once('close', () => {
+      // Still ours to end when it closed: the caller went away.
+      if (hanging.get(requestId) === res) closedByCaller.push({ requestId, at: new Date().toISOString() });
+      hanging.delete(requestId);
+    });
     return;
   }
   if (answer.kind === 'stall') {
@@ -76,10 +83,12 @@ const server = createServer((req, res) => {
   } else if (req.method === 'POST' && cancel) {
     const requestId = decodeURIComponent(cancel[1]);
     cancellations.push({ requestId, at: new Date().toISOString() });
-    hanging.get(requestId)?.destroy();
+    const held = hanging.get(requestId);
+    hanging.delete(requestId);
+    held?.destroy();
     send(res, 200, { cancelled: requestId });
   } else if (req.method === 'GET' && url.pathname === '/v1/cancellations') {
-    send(res, 200, { cancellations });
+    send(res, 200, { cancellations, closedByCaller });
   } else if (req.method === 'GET' && url.pathname === '/health') {
     send(res, 200, { status: 'ok' });
   } else {

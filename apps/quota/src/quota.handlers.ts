@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { EventHandlers, HandlerSource, setBased } from '@app/messaging';
 import { closeTimedOut } from './handlers/close-timed-out.handler';
 import { debitQuota } from './handlers/debit-quota.handler';
+import { refundCancelled } from './handlers/refund-cancelled.handler';
 import { refundQuota } from './handlers/refund-quota.handler';
 import { settleTask } from './handlers/settle-task.handler';
 import { QUOTA_CONFIG, QuotaConfig } from './quota.config';
@@ -16,6 +17,7 @@ export class QuotaHandlers implements HandlerSource {
       GenerationSucceeded: setBased(settleTask),
       GenerationFailed: setBased(refundQuota),
       TaskTimedOut: setBased<'TaskTimedOut'>((events, context) => closeTimedOut(events, context, this.config.defaultQuota)),
+      TaskCancelled: setBased<'TaskCancelled'>((events, context) => refundCancelled(events, context, this.config.defaultQuota)),
     };
   }
 }

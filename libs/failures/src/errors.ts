@@ -24,6 +24,7 @@ export const errorCodes = {
   INVALID_OUTPUT: { retriable: false },
   RETRIES_EXHAUSTED: { retriable: false },
   TIMED_OUT: { retriable: false },
+  CANCELLED: { retriable: false },
 } as const satisfies Record<string, { retriable: boolean }>;
 
 export type ErrorCode = keyof typeof errorCodes;

@@ -1,9 +1,9 @@
 import type { DomainEvent } from '@app/events';
 
-export const taskStates = ['QUEUED', 'RUNNING', 'SUCCESS', 'FAILED', 'RETRYING', 'COMPENSATING', 'COMPENSATED'] as const;
+export const taskStates = ['QUEUED', 'RUNNING', 'SUCCESS', 'FAILED', 'RETRYING', 'COMPENSATING', 'COMPENSATED', 'CANCELLED'] as const;
 export type TaskState = (typeof taskStates)[number];
 
-export const terminalStates: ReadonlySet<TaskState> = new Set<TaskState>(['SUCCESS', 'FAILED', 'COMPENSATED']);
+export const terminalStates: ReadonlySet<TaskState> = new Set<TaskState>(['SUCCESS', 'FAILED', 'COMPENSATED', 'CANCELLED']);
 
 /**
  * What the tasks service knows of one task. Events of one task come from several topics and so in
@@ -29,6 +29,12 @@ export interface TaskFacts {
   failureReason: string | null;
   failureCode: string | null;
   reportRef: string | null;
+  /**
+   * The tasks service took a cancel (TaskCancelled), which it does only while the task has no
+   * outcome: whatever comes after moves nothing. Absent in rows written before cancellation existed.
+   */
+  cancelled?: boolean;
+  cancelledBy?: string | null;
 }
 
 export const noFacts: TaskFacts = {
@@ -46,6 +52,8 @@ export const noFacts: TaskFacts = {
   failureReason: null,
   failureCode: null,
   reportRef: null,
+  cancelled: false,
+  cancelledBy: null,
 };
 
 /** Folds one event into the facts; events that say nothing of the task's state leave them as they are. */
@@ -80,6 +88,8 @@ export function evolve(facts: TaskFacts, event: DomainEvent): TaskFacts {
       };
     case 'QuotaRefunded':
       return { ...facts, refunded: true };
+    case 'TaskCancelled':
+      return { ...facts, cancelled: true, cancelledBy: facts.cancelledBy ?? event.cancelledBy };
     default:
       return facts;
   }
@@ -88,9 +98,12 @@ export function evolve(facts: TaskFacts, event: DomainEvent): TaskFacts {
 /**
  * The state table: the first row whose condition holds gives the task's state. Because it reads
  * only facts, the state converges whatever the order of arrival, and a terminal state, once
- * reached, stays: no later fact can undo the one that made it terminal.
+ * reached, stays: no later fact can undo the one that made it terminal. A cancel comes first: the
+ * tasks service publishes TaskCancelled only for a task that had no outcome yet (decideCancel), so a
+ * generation's outcome that arrives after it is the one that lost the race.
  */
 export const stateTable: ReadonlyArray<readonly [TaskState, (f: TaskFacts) => boolean]> = [
+  ['CANCELLED', (f) => f.cancelled === true],
   ['SUCCESS', (f) => f.succeeded],
   ['FAILED', (f) => f.rejected],
   ['COMPENSATED', (f) => f.generationFailed && f.refunded],
@@ -112,7 +125,17 @@ export function reasonOf(facts: TaskFacts): string | null {
   const state = stateOf(facts);
   if (state === 'FAILED') return facts.rejectionReason;
   if (state === 'COMPENSATING' || state === 'COMPENSATED') return facts.failureReason;
+  if (state === 'CANCELLED') return `cancelled by ${facts.cancelledBy ?? 'someone'}`;
   return null;
+}
+
+/**
+ * A cancel request, decided by the tasks service (the one service that sees both the cancel and the
+ * outcome) on what it has recorded: a task with no outcome yet is cancelled; one that has its
+ * outcome keeps it, and the cancel is refused.
+ */
+export function decideCancel(facts: TaskFacts): 'cancel' | 'already-ended' {
+  return terminalStates.has(stateOf(facts)) ? 'already-ended' : 'cancel';
 }
 
 export type Outcome = { eventType: 'TaskCompleted'; reportRef: string } | { eventType: 'TaskFailed'; reason: string; errorCode: string; compensated: boolean };
@@ -136,6 +159,9 @@ export function outcomeOf(facts: TaskFacts): Outcome | null {
         errorCode: facts.failureCode ?? 'HANDLER_FAILED',
         compensated: true,
       };
+    case 'CANCELLED':
+      // Never charged: quota refunds a debit on TaskCancelled, or refuses a task it had not debited.
+      return { eventType: 'TaskFailed', reason: reasonOf(facts) ?? 'cancelled', errorCode: 'CANCELLED', compensated: true };
     default:
       return null;
   }

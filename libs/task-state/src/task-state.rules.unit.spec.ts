@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DomainEvent, EventBody, EventType, newEvent } from '@app/events';
-import { attemptsOf, evolve, noFacts, outcomeOf, reasonOf, stateOf, TaskState, terminalStates } from './task-state.rules';
+import { attemptsOf, decideCancel, evolve, noFacts, outcomeOf, reasonOf, stateOf, TaskState, terminalStates } from './task-state.rules';
 
 const origin = { taskId: randomUUID(), userId: 'u1', correlationId: randomUUID(), causationId: null };
 const e = <T extends EventType>(type: T, body: EventBody<T>) => newEvent(type, body, origin, 'test') as DomainEvent;
@@ -22,6 +22,9 @@ const failed = (attempts: number, errorClass: string) =>
   });
 const refunded = e('QuotaRefunded', { amount: 1, balanceAfter: 10 });
 const notified = e('NotificationSent', { outcome: 'TaskCompleted', channel: 'inbox' });
+const cancelled = e('TaskCancelled', { cancelledBy: 'admin-7' });
+// Quota's answers to the cancel: a refund of its debit, or a refusal of a task it had not debited.
+const refusedCancelled = e('QuotaRejected', { reason: 'CANCELLED', balance: 10 });
 
 const fold = (events: DomainEvent[]) => events.reduce(evolve, noFacts);
 
@@ -79,6 +82,52 @@ describe('the task state machine', () => {
       }
     }
     expect(orders).toBe(2 * [...permutations(events)].length);
+  });
+
+  it.each(scenarios)('"$name": a cancel taken at any point of any order ends CANCELLED, unless an outcome was recorded first', ({ events, state }) => {
+    let cancels = 0;
+    let refusals = 0;
+    for (const order of permutations(events)) {
+      for (let at = 0; at <= order.length; at++) {
+        const before = fold(order.slice(0, at));
+        if (decideCancel(before) === 'already-ended') {
+          // The outcome stands: the cancel is refused and publishes nothing that moves the task.
+          if (!terminalStates.has(stateOf(before)) || stateOf(fold(order)) !== state) throw new Error(`refused a cancel at ${stateOf(before)}`);
+          refusals++;
+          continue;
+        }
+        const answers = at === 0 ? [refusedCancelled] : [refunded];
+        const delivered = [...order.slice(0, at), cancelled, ...order.slice(at), ...answers, ...[...order].reverse()];
+        let facts = noFacts;
+        const states = delivered.map((event) => stateOf((facts = evolve(facts, event))));
+        const outcome = outcomeOf(facts);
+        if (states.slice(at).some((s) => s !== 'CANCELLED') || outcome?.eventType !== 'TaskFailed' || outcome.errorCode !== 'CANCELLED') {
+          throw new Error(
+            `cancel after ${order
+              .slice(0, at)
+              .map((d) => d.eventType)
+              .join(' > ')} went ${states.join(' > ')}`,
+          );
+        }
+        cancels++;
+      }
+    }
+    expect(cancels + refusals).toBe([...permutations(events)].length * (events.length + 1));
+    // Every scenario can be cancelled before its first event; only those that end can refuse one.
+    expect(cancels).toBeGreaterThan(0);
+    expect(refusals > 0).toBe(terminalStates.has(state));
+  });
+
+  it('owes, for a cancelled task, a TaskFailed that says who cancelled it and that nothing is charged', () => {
+    expect(outcomeOf(fold([requested, debited, started(1), cancelled, succeeded(1)]))).toEqual({
+      eventType: 'TaskFailed',
+      reason: 'cancelled by admin-7',
+      errorCode: 'CANCELLED',
+      compensated: true,
+    });
+    expect(decideCancel(fold([requested, debited, started(1), failed(1, 'PERMANENT')]))).toBe('cancel'); // refund still owed: not ended
+    expect(decideCancel(fold([requested, debited, started(1), succeeded(1)]))).toBe('already-ended');
+    expect(decideCancel(fold([requested, cancelled]))).toBe('already-ended');
   });
 
   it('owes exactly the terminal event that matches the outcome', () => {

@@ -1,9 +1,12 @@
-import { Controller, Get, Header, Inject, Param, Query, Req } from '@nestjs/common';
-import { taskStates } from '@app/task-state';
+import { randomUUID } from 'node:crypto';
+import { Body, Controller, ForbiddenException, Get, Header, HttpStatus, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { isAdmin } from '@app/auth';
+import { TaskState, taskStates, terminalStates } from '@app/task-state';
 import { CONSOLE_CONFIG, ConsoleConfig } from '../console.config';
 import { html } from '../html/html';
-import { page, table, when } from '../html/layout';
-import { PlatformApi } from '../platform/platform-api';
+import { csrfField, page, table, when } from '../html/layout';
+import { PlatformApi, ServiceAnswer } from '../platform/platform-api';
 import { TaskStory, taskTimeline } from '../platform/task-timeline';
 import { SessionRequest } from '../session/console-session.guard';
 
@@ -73,6 +76,26 @@ export class TasksController {
 <tr><th>report type</th><td>${task.reportType}</td></tr><tr><th>input</th><td><pre id="task-input">${JSON.stringify(task.input, null, 2)}</pre></td></tr>
 <tr><th>reason</th><td>${task.reason}</td></tr><tr><th>report</th><td>${task.reportRef}</td></tr>
 <tr><th>trace</th><td><a href="${trace}">in Zipkin</a></td></tr></tbody></table>`;
-    return page(`Task ${task.taskId}`, html`${facts}<h2>Timeline</h2>${table(['when', 'service', 'what', 'detail'], rows)}`, session);
+    // The form's own Idempotency-Key: sent twice (a double click, a reload), it cancels once.
+    const cancel =
+      isAdmin(session.caller) && !terminalStates.has(task.state as TaskState)
+        ? html`<form method="post" action="/tasks/${task.taskId}/cancel" class="inline">${csrfField(session)}<input type="hidden" name="key" value="${randomUUID()}"><button id="cancel-task">Cancel this task</button></form>`
+        : '';
+    return page(`Task ${task.taskId}`, html`${facts}${cancel}<h2>Timeline</h2>${table(['when', 'service', 'what', 'detail'], rows)}`, session);
+  }
+
+  /** Admin only: the tasks service decides; a task that had already ended keeps its outcome (409), shown on its page. */
+  @Post(':taskId/cancel')
+  async cancel(@Req() req: SessionRequest, @Param('taskId') taskId: string, @Body() body: Record<string, unknown>, @Res() res: Response): Promise<void> {
+    const session = req.session!;
+    if (!isAdmin(session.caller)) throw new ForbiddenException('only an admin cancels tasks from the console');
+    const id = encodeURIComponent(taskId);
+    const key = typeof body.key === 'string' && body.key ? body.key : randomUUID();
+    try {
+      await new PlatformApi(this.config.serviceUrls, session.token).post('tasks', `/tasks/${id}/cancel`, undefined, { 'idempotency-key': `console-${key}` });
+    } catch (error) {
+      if (!(error instanceof ServiceAnswer && error.getStatus() === HttpStatus.CONFLICT)) throw error;
+    }
+    res.redirect(303, `/tasks/${id}`);
   }
 }

@@ -8,7 +8,8 @@ import { ModelClient } from '../model/model.client';
 import { ModelOutcome } from '../model/model-outcome.rules';
 import { GENERATION_CONFIG, GenerationConfig } from '../generation.config';
 import { decideAfterAttempt } from './attempt-outcome.rules';
-import { anyInterruptedJob, claimDueJobs, claimInterruptedJobs, Job, recordAttempt, startAttempts } from './job-store';
+import { anyInterruptedJob, cancelledAmong, claimDueJobs, claimInterruptedJobs, Job, jobStatusOf, recordAttempt, startAttempts } from './job-store';
+import type { StoppedJob } from '../handlers/stop-cancelled.handler';
 import { FailedJobCleanup } from './failed-job-cleanup';
 import { ReportStore } from './report-store';
 
@@ -29,6 +30,8 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
   private jobsWaitForSlots = false;
   /** Slots held for attempts started in a transaction that has not committed yet. */
   private reserved = 0;
+  /** The model calls running in this instance, by task: a cancel aborts them. */
+  private readonly calls = new Map<string, AbortController>();
 
   constructor(
     @Inject(KNEX) private readonly knex: Knex,
@@ -109,6 +112,7 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
   private async round(): Promise<boolean> {
     if (Date.now() - this.lastRecovery >= this.config.pollIntervalMs) {
       await this.recoverInterrupted();
+      await this.abortCancelledElsewhere();
       this.lastRecovery = Date.now();
     }
     const { concurrency, maxPerUser } = this.config;
@@ -148,7 +152,14 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
 
   private async runAttempt(job: Job): Promise<void> {
     const attempt = job.attempts;
-    let outcome = await this.model.generate({ taskId: job.task_id, attempt, reportType: job.report_type, input: job.input });
+    const call = new AbortController();
+    this.calls.set(job.task_id, call);
+    let outcome: ModelOutcome;
+    try {
+      outcome = await this.model.generate({ taskId: job.task_id, attempt, reportType: job.report_type, input: job.input }, call.signal);
+    } finally {
+      this.calls.delete(job.task_id);
+    }
     let reportRef: string | undefined;
     if (outcome.ok) {
       try {
@@ -173,6 +184,25 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
     if (recorded && decision.kind === 'failed') {
       await this.cleanup.cleanUp(job.task_id, attempt);
     }
+    // An answer that came after its task was cancelled is not kept (a lease run out is another story:
+    // the next attempt writes its own report).
+    if (!recorded && reportRef && (await jobStatusOf(this.knex, job.task_id)) === 'cancelled') await this.reports.remove(job.task_id);
+  }
+
+  /**
+   * A cancelled task's job, closed by the handler in this instance: its model call, if it runs here,
+   * is aborted at once; its temporary files and any report it had are removed.
+   */
+  async stopCancelled(job: StoppedJob): Promise<void> {
+    this.calls.get(job.taskId)?.abort();
+    await this.reports.removeTemporaryFiles(job.taskId);
+    if (job.hadReport) await this.reports.remove(job.taskId);
+  }
+
+  /** Calls running here for jobs another instance closed (its handler took the cancel): aborted, once per poll interval. */
+  private async abortCancelledElsewhere(): Promise<void> {
+    if (this.calls.size === 0) return;
+    for (const taskId of await cancelledAmong(this.knex, [...this.calls.keys()])) this.calls.get(taskId)?.abort();
   }
 
   /** A job whose lease ran out lost its attempt to a crash: that attempt failed transiently. */

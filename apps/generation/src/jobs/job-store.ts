@@ -103,6 +103,16 @@ export async function claimInterruptedJobs(trx: Knex.Transaction, limit: number)
   return interrupted(trx).limit(limit).forUpdate().skipLocked();
 }
 
+/** Of `taskIds`, those whose jobs were cancelled. */
+export async function cancelledAmong(knex: Knex, taskIds: string[]): Promise<string[]> {
+  const rows: Array<{ task_id: string }> = await knex('generation_jobs').whereIn('task_id', taskIds).where({ status: 'cancelled' }).select('task_id');
+  return rows.map((row) => row.task_id);
+}
+
+export async function jobStatusOf(knex: Knex, taskId: string): Promise<string | undefined> {
+  return (await knex('generation_jobs').where({ task_id: taskId }).first('status'))?.status;
+}
+
 /** Whether any job's lease ran out: one statement, where claiming them takes a transaction. */
 export async function anyInterruptedJob(knex: Knex): Promise<boolean> {
   return (await interrupted(knex).first('task_id')) !== undefined;

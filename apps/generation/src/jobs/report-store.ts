@@ -42,6 +42,12 @@ export class ReportStore {
     return fs.readFile(path.join(this.dir, `${taskId}.md`)).catch(() => undefined);
   }
 
+  /** A report that must not be kept (its task was cancelled). */
+  async remove(taskId: string): Promise<void> {
+    if (!/^[0-9a-f-]{36}$/i.test(taskId)) return;
+    await fs.rm(path.join(this.dir, `${taskId}.md`), { force: true });
+  }
+
   async removeTemporaryFiles(taskId: string): Promise<number> {
     const names = await fs.readdir(this.tmpDir).catch(() => [] as string[]);
     const ours = names.filter((name) => name.startsWith(`${taskId}.`));

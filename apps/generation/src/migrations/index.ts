@@ -3,6 +3,7 @@ import { messagingTables, outboxParking, outboxPlaces } from '@app/messaging';
 import { generationTables } from './001-generation';
 import { refusedJobs } from './002-refused-jobs';
 import { jobTraceContext } from './003-job-trace-context';
+import { cancelledJobs } from './004-cancelled-jobs';
 
 /** In order, the outbox and inbox first; append new migrations, never edit applied ones. */
-export const generationMigrations: Migration[] = [messagingTables, generationTables, refusedJobs, outboxParking, jobTraceContext, outboxPlaces];
+export const generationMigrations: Migration[] = [messagingTables, generationTables, refusedJobs, outboxParking, jobTraceContext, outboxPlaces, cancelledJobs];

@@ -27,6 +27,11 @@ export function tooLarge(maxBytes: number): ModelOutcome {
   return failure('INVALID_OUTPUT', `the model's answer is larger than ${maxBytes} bytes (MODEL_MAX_RESPONSE_BYTES)`);
 }
 
+/** The call was stopped on purpose: its task was cancelled. Nothing to retry. */
+export function cancelledCall(): ModelOutcome {
+  return failure('CANCELLED', 'the task was cancelled: the model call was aborted');
+}
+
 /**
  * A call that got no (whole) answer: a timeout — before the answer or while its body was read — or a
  * connection that failed are worth another attempt.

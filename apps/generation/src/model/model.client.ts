@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { GenerationConfig } from '../generation.config';
-import { classifyFailure, classifyResponse, ModelOutcome, tooLarge } from './model-outcome.rules';
+import { cancelledCall, classifyFailure, classifyResponse, ModelOutcome, tooLarge } from './model-outcome.rules';
 
 export interface ModelRequest {
   taskId: string;
@@ -68,7 +68,8 @@ export class ModelClient {
     return this.endpoint.apiKey ? { authorization: `Bearer ${this.endpoint.apiKey}` } : {};
   }
 
-  async generate(request: ModelRequest): Promise<ModelOutcome> {
+  /** `stop` aborts the call (the connection is closed): its task was cancelled. */
+  async generate(request: ModelRequest, stop?: AbortSignal): Promise<ModelOutcome> {
     let outcome: ModelOutcome;
     try {
       // One deadline for the whole call, the body's read included.
@@ -82,11 +83,12 @@ export class ModelClient {
             { role: 'user', content: JSON.stringify({ reportType: request.reportType, input: request.input }) },
           ],
         }),
-        signal: AbortSignal.timeout(this.endpoint.timeoutMs),
+        signal: stop ? AbortSignal.any([stop, AbortSignal.timeout(this.endpoint.timeoutMs)]) : AbortSignal.timeout(this.endpoint.timeoutMs),
       });
       const text = await readCapped(response, this.endpoint.maxResponseBytes);
       outcome = classifyResponse(response.status, parsedOrUndefined(text));
     } catch (error) {
+      if (stop?.aborted) return cancelledCall();
       outcome = error instanceof ResponseTooLarge ? tooLarge(this.endpoint.maxResponseBytes) : classifyFailure(error);
     }
     if (!outcome.ok && outcome.code === 'MODEL_TIMEOUT') await this.cancel(request);

@@ -6,6 +6,7 @@ type Outcome = EventOf<'TaskCompleted'> | EventOf<'TaskFailed'>;
 /** What the user reads: the outcome and, for a failure, the reason and whether the quota came back. */
 export function messageFor(event: Outcome): string {
   if (event.eventType === 'TaskCompleted') return `Your report is ready: ${event.reportRef}`;
+  if (event.errorCode === 'CANCELLED') return `Your report was ${event.reason}. You are not charged for it.`;
   const refund = event.compensated ? ' The quota it used has been refunded.' : '';
   return `Your report could not be produced: ${event.reason}.${refund}`;
 }

@@ -30,3 +30,15 @@ export async function debitedBook(trx: Knex.Transaction, taskIds: string[]): Pro
   const balances = await lockAccounts(trx, debitedUsers, 0);
   return { balances, tasks: await loadTaskLedgers(trx, taskIds) };
 }
+
+/**
+ * The book for a cancel: the accounts of the users the events name and of those the tasks' debits
+ * were taken from (the same, as tasks names the task's own user), the ledgers read again under the locks.
+ */
+export async function cancelledTasksBook(trx: Knex.Transaction, events: Array<{ taskId: string; userId: string }>, defaultQuota: number): Promise<QuotaBook> {
+  const taskIds = events.map((event) => event.taskId);
+  const before = await loadTaskLedgers(trx, taskIds);
+  const debitedUsers = [...before.values()].flatMap((task) => (task.debit ? [task.debit.userId] : []));
+  const balances = await lockAccounts(trx, [...events.map((event) => event.userId), ...debitedUsers], defaultQuota);
+  return { balances, tasks: await loadTaskLedgers(trx, taskIds) };
+}

@@ -1,8 +1,8 @@
 /**
  * Quota's money rule, decided from what the ledger holds and nothing else: one unit per task, taken
- * at most once; refused when the balance is short or the task has already timed out; given back at
- * most once, only after a debit, to the user the debit was taken from, and never once the task's
- * generation has succeeded. The handlers load, call one of these, and record what it says.
+ * at most once; refused when the balance is short or the task has already timed out or been
+ * cancelled; given back at most once, only after a debit, to the user the debit was taken from, and
+ * never once the task's generation has succeeded, unless the task was cancelled first. The handlers load, call one of these, and record what it says.
  */
 
 /** One task's rows in the ledger (at most one of each kind). */
@@ -18,7 +18,7 @@ export const untouchedTask: TaskLedger = { rejected: false, refunded: false, set
 export type QuotaDecision =
   | { kind: 'nothing'; because: string }
   | { kind: 'debit'; userId: string; amount: 1; balanceAfter: number }
-  | { kind: 'reject'; userId: string; reason: 'INSUFFICIENT_QUOTA' | 'TIMED_OUT'; balance: number }
+  | { kind: 'reject'; userId: string; reason: 'INSUFFICIENT_QUOTA' | 'TIMED_OUT' | 'CANCELLED'; balance: number }
   | { kind: 'refund'; userId: string; amount: number; balanceAfter: number }
   | { kind: 'settle'; userId: string };
 
@@ -38,6 +38,21 @@ export function onTaskAccepted(task: TaskLedger, userId: string, balance: number
 export function onTaskTimedOut(task: TaskLedger, userId: string, balance: number): QuotaDecision {
   if (alreadyDecided(task)) return { kind: 'nothing', because: 'the task was already debited or refused' };
   return { kind: 'reject', userId, reason: 'TIMED_OUT', balance };
+}
+
+/**
+ * The tasks service cancelled the task: it is the arbiter, and it cancels only a task with no outcome,
+ * so the task is never charged. A debit is given back, once (even after a success quota has seen: the
+ * success lost the race there); a task not yet decided is refused, so that its request, if it ever
+ * arrives, takes nothing. `balanceOf` gives the balance of the debit's user, or of the event's.
+ */
+export function onTaskCancelled(task: TaskLedger, userId: string, balanceOf: (userId: string) => number): QuotaDecision {
+  if (task.debit) {
+    if (task.refunded) return { kind: 'nothing', because: 'the task was already refunded' };
+    return { kind: 'refund', userId: task.debit.userId, amount: task.debit.amount, balanceAfter: balanceOf(task.debit.userId) + task.debit.amount };
+  }
+  if (task.rejected) return { kind: 'nothing', because: 'the task was refused, never debited' };
+  return { kind: 'reject', userId, reason: 'CANCELLED', balance: balanceOf(userId) };
 }
 
 /**

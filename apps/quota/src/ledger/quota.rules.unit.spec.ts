@@ -4,6 +4,7 @@ import {
   onGenerationFailed,
   onGenerationSucceeded,
   onTaskAccepted,
+  onTaskCancelled,
   onTaskTimedOut,
   QuotaDecision,
   TaskLedger,
@@ -33,6 +34,35 @@ describe('quota rules', () => {
     });
     it('when it was debited, then quota leaves it to generation to fail', () => {
       expect(onTaskTimedOut(debitedBy('ann'), 'ann', 5).kind).toBe('nothing');
+    });
+  });
+
+  describe('given a task the tasks service cancelled', () => {
+    const balances = (user: string) => ({ ann: 4, bob: 7 })[user] ?? 0;
+    it('when it was debited, then the debit goes back once, to the user it was taken from', () => {
+      expect(onTaskCancelled(debitedBy('ann'), 'ann', balances)).toEqual({ kind: 'refund', userId: 'ann', amount: 1, balanceAfter: 5 });
+      expect(onTaskCancelled(debitedBy('ann', { refunded: true }), 'ann', balances).kind).toBe('nothing');
+    });
+    it('when quota had already seen its generation succeed, then it is refunded all the same: the cancel won at the arbiter', () => {
+      expect(onTaskCancelled(debitedBy('ann', { settled: true }), 'ann', balances)).toMatchObject({ kind: 'refund', userId: 'ann' });
+    });
+    it('when quota had not decided on it, then it is refused, so a late request takes nothing', () => {
+      expect(onTaskCancelled(untouchedTask, 'bob', balances)).toEqual({ kind: 'reject', userId: 'bob', reason: 'CANCELLED', balance: 7 });
+      expect(onTaskAccepted({ ...untouchedTask, rejected: true }, 'bob', 7).kind).toBe('nothing');
+    });
+    it('when it was refused already, then nothing more happens', () => {
+      expect(onTaskCancelled({ ...untouchedTask, rejected: true }, 'bob', balances).kind).toBe('nothing');
+    });
+    it('when a failure refunded it first, then the cancel refunds nothing more', () => {
+      const [first, second] = decideInTurn(
+        { balances: new Map([['ann', 4]]), tasks: new Map([['t1', debitedBy('ann')]]) },
+        [
+          { taskId: 't1', kind: 'failed' },
+          { taskId: 't1', kind: 'cancelled' },
+        ],
+        (task, event, balanceOf) => (event.kind === 'failed' ? onGenerationFailed(task, balanceOf('ann')) : onTaskCancelled(task, 'ann', balanceOf)),
+      );
+      expect([first.decision.kind, second.decision.kind]).toEqual(['refund', 'nothing']);
     });
   });
 

@@ -19,6 +19,7 @@ import {
   schemaOf,
   visibleOrNotFound,
 } from '@app/service';
+import { cancelByRequest } from '../cancel/cancel-by-request';
 import { findTask, listTasks } from '../projection/task-queries';
 import { checkInput, InputLimits } from '../submit/request-limits';
 import { submitTask, TaskSubmission } from '../submit/submit-task';
@@ -66,6 +67,29 @@ export class TasksController {
     res.status(result.status).location(`/tasks/${result.body.taskId}`);
     if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
     return result.body;
+  }
+
+  /**
+   * The task's owner (or an admin) stops it: the tasks service decides at once, against the outcome it
+   * has recorded, and the cancel then travels to quota (refund or refusal) and generation (the job and
+   * its model call stopped).
+   */
+  @Post(':taskId/cancel')
+  @ApiHeader({ name: 'Idempotency-Key', required: true, description: 'the same key again: the same answer (Idempotent-Replayed: true)' })
+  @ApiResponse({ status: 202, description: 'cancelled: `{taskId, userId, state: CANCELLED, reason, reportRef}`; never charged' })
+  @ApiResponse({ status: 409, description: 'the task had already ended: its outcome stands, in the body' })
+  @ApiResponse({ status: 403, description: 'a viewer changes nothing' })
+  @ApiResponse({ status: 404, description: 'no such task, or another user’s' })
+  async cancel(
+    @CurrentCaller() caller: Caller,
+    @Headers('idempotency-key') key: string | undefined,
+    @Param('taskId') taskId: string,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    const answer = await cancelByRequest(this.knex, this.config, caller, requireUuid(taskId, 'taskId'), requireIdempotencyKey(key));
+    res.status(answer.status);
+    if (answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
+    return answer.body;
   }
 
   /** Another user's task is not found, as one that does not exist; a viewer sees others' inputs masked. */

@@ -4,6 +4,16 @@ import { tasksTables } from './001-tasks';
 import { taskDeadline } from './002-task-deadline';
 import { userLimits } from './003-user-limits';
 import { openTaskCounts } from './004-open-task-counts';
+import { cancelledTasks } from './005-cancelled-tasks';
 
 /** In order, the outbox and inbox first; append new migrations, never edit applied ones. */
-export const tasksMigrations: Migration[] = [messagingTables, tasksTables, outboxParking, taskDeadline, userLimits, openTaskCounts, outboxPlaces];
+export const tasksMigrations: Migration[] = [
+  messagingTables,
+  tasksTables,
+  outboxParking,
+  taskDeadline,
+  userLimits,
+  openTaskCounts,
+  outboxPlaces,
+  cancelledTasks,
+];

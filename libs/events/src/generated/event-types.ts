@@ -1,7 +1,7 @@
 // Generated from schemas/*.avsc by `npm run codegen`; do not edit. A unit test fails when it drifts.
 import type { Envelope } from '../envelope';
 
-export const eventTypes = ['GenerationFailed', 'GenerationRetryScheduled', 'GenerationStarted', 'GenerationSucceeded', 'NotificationSent', 'QuotaDebited', 'QuotaRefunded', 'QuotaRejected', 'TaskAccepted', 'TaskCompleted', 'TaskFailed', 'TaskRejected', 'TaskRequested', 'TaskTimedOut'] as const;
+export const eventTypes = ['GenerationFailed', 'GenerationRetryScheduled', 'GenerationStarted', 'GenerationSucceeded', 'NotificationSent', 'QuotaDebited', 'QuotaRefunded', 'QuotaRejected', 'TaskAccepted', 'TaskCancelRejected', 'TaskCancelRequested', 'TaskCancelled', 'TaskCompleted', 'TaskFailed', 'TaskRejected', 'TaskRequested', 'TaskTimedOut'] as const;
 export type EventType = (typeof eventTypes)[number];
 
 /** A permanent error, or the retries are spent. Triggers the quota refund. */
@@ -56,7 +56,7 @@ export interface QuotaRefunded extends Envelope<'QuotaRefunded'> {
 
 /** Not enough quota: a permanent refusal, nothing to compensate. */
 export interface QuotaRejected extends Envelope<'QuotaRejected'> {
-  /** INSUFFICIENT_QUOTA, or TIMED_OUT when the task deadline passed before quota decided */
+  /** INSUFFICIENT_QUOTA; TIMED_OUT when the task deadline passed before quota decided; CANCELLED when the task was cancelled before quota decided */
   reason: string;
   balance: number;
 }
@@ -70,6 +70,26 @@ export interface TaskAccepted extends Envelope<'TaskAccepted'> {
   input: string;
 }
 
+/** An outside cancel the tasks service refused: the task had already ended (its outcome stands), or it is not that user’s task. */
+export interface TaskCancelRejected extends Envelope<'TaskCancelRejected'> {
+  /** ALREADY_ENDED or UNKNOWN_TASK */
+  reason: string;
+  /** The task’s state when the cancel was refused (ALREADY_ENDED). */
+  state: null | string;
+}
+
+/** An outside system asks to cancel a task of userId, as POST /tasks/{taskId}/cancel does. The tasks service decides: TaskCancelled, or TaskCancelRejected. */
+export interface TaskCancelRequested extends Envelope<'TaskCancelRequested'> {
+  /** Why, in the requester’s words (kept in the timeline, at most 1 000 characters). */
+  reason: null | string;
+}
+
+/** The tasks service took a cancel before the task had an outcome: the task ends CANCELLED. Quota refunds a debit (or refuses a task it never debited), generation stops the job; the outcome is TaskFailed{errorCode: CANCELLED}. */
+export interface TaskCancelled extends Envelope<'TaskCancelled'> {
+  /** Who cancelled: the user, an admin’s user id, or the outside system’s user. */
+  cancelledBy: string;
+}
+
 /** Terminal success of a task. */
 export interface TaskCompleted extends Envelope<'TaskCompleted'> {
   reportRef: string;
@@ -79,7 +99,7 @@ export interface TaskCompleted extends Envelope<'TaskCompleted'> {
 export interface TaskFailed extends Envelope<'TaskFailed'> {
   reason: string;
   errorCode: string;
-  /** True when a quota debit was refunded. */
+  /** True when the user is not charged for the failed task: its debit was refunded, or, for a cancel (errorCode CANCELLED), quota refunds or refuses it. */
   compensated: boolean;
 }
 
@@ -115,6 +135,9 @@ export type DomainEvent =
   | QuotaRefunded
   | QuotaRejected
   | TaskAccepted
+  | TaskCancelRejected
+  | TaskCancelRequested
+  | TaskCancelled
   | TaskCompleted
   | TaskFailed
   | TaskRejected

@@ -13,9 +13,10 @@ export type ServicePrincipal = 'tasks' | 'quota' | 'generation' | 'notification'
  */
 export const serviceEvents: Record<ServicePrincipal, { produces: EventType[]; consumes: EventType[] }> = {
   tasks: {
-    produces: ['TaskAccepted', 'TaskRejected', 'TaskCompleted', 'TaskFailed', 'TaskTimedOut'],
+    produces: ['TaskAccepted', 'TaskRejected', 'TaskCompleted', 'TaskFailed', 'TaskTimedOut', 'TaskCancelled', 'TaskCancelRejected'],
     consumes: [
       'TaskRequested',
+      'TaskCancelRequested',
       'QuotaDebited',
       'QuotaRejected',
       'GenerationStarted',
@@ -28,17 +29,20 @@ export const serviceEvents: Record<ServicePrincipal, { produces: EventType[]; co
   },
   quota: {
     produces: ['QuotaDebited', 'QuotaRejected', 'QuotaRefunded'],
-    consumes: ['TaskAccepted', 'GenerationSucceeded', 'GenerationFailed', 'TaskTimedOut'],
+    consumes: ['TaskAccepted', 'GenerationSucceeded', 'GenerationFailed', 'TaskTimedOut', 'TaskCancelled'],
   },
   generation: {
     produces: ['GenerationStarted', 'GenerationRetryScheduled', 'GenerationSucceeded', 'GenerationFailed'],
-    consumes: ['TaskAccepted', 'QuotaDebited', 'QuotaRejected', 'TaskTimedOut'],
+    consumes: ['TaskAccepted', 'QuotaDebited', 'QuotaRejected', 'TaskTimedOut', 'TaskCancelled'],
   },
   notification: { produces: ['NotificationSent'], consumes: ['TaskCompleted', 'TaskFailed'] },
 };
 
-/** The outside world's topics: it requests, and reads outcomes. */
-export const externalEvents = { produces: ['TaskRequested'] as EventType[], consumes: ['TaskCompleted', 'TaskFailed', 'TaskRejected'] as EventType[] };
+/** The outside world's topics: it requests and cancels, and reads outcomes and refusals. */
+export const externalEvents = {
+  produces: ['TaskRequested', 'TaskCancelRequested'] as EventType[],
+  consumes: ['TaskCompleted', 'TaskFailed', 'TaskRejected', 'TaskCancelRejected'] as EventType[],
+};
 
 export interface KafkaCredentials {
   username: string;
