@@ -80,8 +80,6 @@ export interface TaskCancelRejected extends Envelope<'TaskCancelRejected'> {
 
 /** An outside system asks to cancel a task of userId, as POST /tasks/{taskId}/cancel does. The tasks service decides: TaskCancelled, or TaskCancelRejected. */
 export interface TaskCancelRequested extends Envelope<'TaskCancelRequested'> {
-  /** Why, in the requester’s words (kept in the timeline, at most 1 000 characters). */
-  reason: null | string;
 }
 
 /** The tasks service took a cancel before the task had an outcome: the task ends CANCELLED. Quota refunds a debit (or refuses a task it never debited), generation stops the job; the outcome is TaskFailed{errorCode: CANCELLED}. */
