@@ -1,0 +1,4 @@
+export * from './data-keys';
+export * from './master-keys';
+export * from './personal-text';
+export { CannotOpen } from './sealing';
