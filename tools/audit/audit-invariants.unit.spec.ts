@@ -16,6 +16,7 @@ function flow(userId = 'u1') {
     completed: () => e('TaskCompleted', { reportRef: 'r' }),
     taskFailed: () => e('TaskFailed', { reason: 'no', errorCode: 'MODEL_REJECTED', compensated: true }),
     notified: (outcome: string) => e('NotificationSent', { outcome, channel: 'inbox' }),
+    accepted: () => e('TaskAccepted', { idempotencyKey: 'k', reportType: 'summary', input: '{}' }),
     cancelled: () => e('TaskCancelled', { cancelledBy: userId }),
     cancelFailed: () => e('TaskFailed', { reason: `cancelled by ${userId}`, errorCode: 'CANCELLED', compensated: true }),
   };
@@ -114,5 +115,14 @@ describe('the audit of what was published', () => {
       ['CANCELLED_TASK_NOT_CHARGED', charged.taskId, 'cancelled task charged: 1 debits, 0 refunds'],
       ['USER_LEDGER_BALANCES', 'u8', 'debits (1) − refunds (0) ≠ completed tasks (0)'],
     ]);
+  });
+
+  it('takes the TaskAccepted of an outside request as its request once task-requested has forgotten it (bounded retention)', () => {
+    const aged = flow('u9');
+    const done = [aged.accepted(), aged.debited(), aged.succeeded(), aged.completed(), aged.notified('TaskCompleted')];
+    expect(audit(done, 1000).violations).toEqual([]);
+    const stuck = flow('u10');
+    const report = audit([stuck.accepted(), stuck.debited()], 60_000, 10_000);
+    expect(report.violations.map((v) => [v.invariant, v.subject])).toEqual([['NO_TASK_STUCK_PAST_DEADLINE', stuck.taskId]]);
   });
 });

@@ -1,10 +1,15 @@
 import { Logger } from '@nestjs/common';
-import { Admin, Kafka } from 'kafkajs';
+import { Admin, ConfigResourceTypes, Kafka } from 'kafkajs';
 import { DeadlineExceeded, withDeadline } from '@app/timing';
 
 export interface TopicSpec {
   topic: string;
   partitions?: number;
+  /**
+   * How long its records are kept; unset: forever (-1), so that it can be replayed. A topic given a
+   * bound has it applied when it already exists too.
+   */
+  retentionMs?: number;
 }
 
 export interface ProvisionLimits {
@@ -18,8 +23,9 @@ const defaultLimits: ProvisionLimits = { attemptMs: 15_000, attempts: 4 };
 
 /**
  * Creates the topics that are missing (or, with `create: false`, fails naming them), waits until every partition has a leader, and leaves
- * existing topics as they are. Event topics keep everything (retention.ms=-1) so that they can be
- * replayed for audits. Each attempt has a deadline and uses a fresh admin client: on a busy shared
+ * existing topics as they are but for a bounded retention. Event topics keep everything
+ * (retention.ms=-1) so that they can be replayed for audits; those that carry personal data in
+ * plaintext (outside requests) keep it for a bounded time. Each attempt has a deadline and uses a fresh admin client: on a busy shared
  * broker a kafkajs admin was seen to wait forever while connecting or listing topics.
  */
 export async function ensureTopics(kafka: Kafka, topics: TopicSpec[], defaultPartitions = 3, limits = defaultLimits, { create = true } = {}): Promise<void> {
@@ -75,19 +81,51 @@ async function provision(admin: Admin, topics: TopicSpec[], defaultPartitions: n
         topic: t.topic,
         numPartitions: t.partitions ?? defaultPartitions,
         replicationFactor,
-        configEntries: [
-          { name: 'retention.ms', value: '-1' },
-          { name: 'min.insync.replicas', value: String(minInSync) },
-          { name: 'unclean.leader.election.enable', value: 'false' },
-        ],
+        configEntries: topicConfig(t.retentionMs ?? -1, minInSync),
       })),
     });
   }
+  await boundRetention(
+    admin,
+    topics.filter((t) => existing.has(t.topic) && t.retentionMs !== undefined),
+  );
   await waitForLeaders(
     admin,
     topics.map((t) => t.topic),
     leadersMs,
   );
+}
+
+function topicConfig(retentionMs: number, minInSync: number | string) {
+  return [
+    { name: 'retention.ms', value: String(retentionMs) },
+    { name: 'min.insync.replicas', value: String(minInSync) },
+    { name: 'unclean.leader.election.enable', value: 'false' },
+  ];
+}
+
+/**
+ * Existing topics whose retention the specs bound differently get it. AlterConfigs replaces a
+ * topic's whole set of settings: the in-sync minimum it had is written back with it.
+ */
+async function boundRetention(admin: Admin, topics: TopicSpec[]): Promise<void> {
+  if (topics.length === 0) return;
+  const { resources } = await admin.describeConfigs({
+    includeSynonyms: false,
+    resources: topics.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: t.topic, configNames: ['retention.ms', 'min.insync.replicas'] })),
+  });
+  const valueOf = (name: string, entry: string) =>
+    resources.find((r) => r.resourceName === name)?.configEntries.find((c) => c.configName === entry)?.configValue;
+  const changed = topics.filter((t) => valueOf(t.topic, 'retention.ms') !== String(t.retentionMs));
+  if (changed.length === 0) return;
+  await admin.alterConfigs({
+    validateOnly: false,
+    resources: changed.map((t) => ({
+      type: ConfigResourceTypes.TOPIC,
+      name: t.topic,
+      configEntries: topicConfig(t.retentionMs!, valueOf(t.topic, 'min.insync.replicas') ?? 1),
+    })),
+  });
 }
 
 /**

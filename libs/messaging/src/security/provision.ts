@@ -1,6 +1,7 @@
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Admin, Kafka, ResourcePatternTypes } from 'kafkajs';
 import { EventType, eventTypes, topicFor } from '@app/events';
 import { deadLetterTopicFor, redriveLogTopic } from '../dead-letters';
+import { outsideRequestRetentionMs } from '../messaging.config';
 import { ensureTopics } from '../topics';
 import { externalEvents, KafkaPrincipal, serviceEvents, ServicePrincipal } from './kafka-principals';
 
@@ -50,10 +51,23 @@ export function aclPlan(prefix: string): Grant[] {
  * as `admin` by `npm run stack:up` (no prefix) and by each test world (its own prefix). Both steps
  * leave what exists as it is, so running it again is harmless.
  */
-export async function provisionTopicsAndAcls(adminKafka: Kafka, prefix = '', partitions = 3): Promise<'acls granted' | 'no authorizer'> {
+export async function provisionTopicsAndAcls(
+  adminKafka: Kafka,
+  prefix = '',
+  partitions = 3,
+  requestRetentionMs = outsideRequestRetentionMs(process.env),
+): Promise<'acls granted' | 'no authorizer'> {
+  // Outside requests carry the user's input in plaintext, and tasks' dead letters may hold copies of
+  // them: both keep it for a bounded time (docs/privacy.md); every other topic keeps everything.
+  const bounded = (topic: string) =>
+    topic === topicFor('TaskRequested', prefix) || topic === deadLetterTopicFor(`${prefix}tasks`) ? requestRetentionMs : undefined;
   await ensureTopics(adminKafka, [
-    ...eventTypes.map((type) => ({ topic: topicFor(type, prefix), partitions })),
-    ...Object.keys(serviceEvents).map((service) => ({ topic: deadLetterTopicFor(`${prefix}${service}`), partitions: 1 })),
+    ...eventTypes.map((type) => ({ topic: topicFor(type, prefix), partitions, retentionMs: bounded(topicFor(type, prefix)) })),
+    ...Object.keys(serviceEvents).map((service) => ({
+      topic: deadLetterTopicFor(`${prefix}${service}`),
+      partitions: 1,
+      retentionMs: bounded(deadLetterTopicFor(`${prefix}${service}`)),
+    })),
     ...Object.keys(serviceEvents).map((service) => ({ topic: redriveLogTopic(`${prefix}${service}`), partitions: 1 })),
   ]);
   const admin = adminKafka.admin();
