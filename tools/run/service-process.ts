@@ -29,7 +29,7 @@ export function portVariable(name: AppName): string {
  * V8 lets a service's heap grow to some four times what it holds under load (a 16 MB pair of young
  * semi-spaces, then an old space grown by up to 4× its live set before it collects): ~35 MB live made
  * 150–230 MB resident. Young semi-spaces of 4 MB and an old space grown by 30 % keep each service
- * at 113–131 MB resident under 1,000 tasks (see the README's Performance section for what it costs).
+ * at 113–131 MB resident under 1,000 tasks (see bench/README.md for what it costs).
  */
 export const serviceNodeFlags = ['--max-semi-space-size=4', '--heap-growing-percent=30'];
 

@@ -3,10 +3,9 @@ import * as path from 'node:path';
 
 const root = path.resolve(__dirname, '..', '..');
 
-/** The README's Layout section names every app, library and tool folder, and nothing that is gone. */
-describe('the README layout', () => {
-  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
-  const layout = readme.slice(readme.indexOf('## Layout'), readme.indexOf('## Tests'));
+/** docs/layout.md names every app, library and tool folder, and nothing that is gone. */
+describe('the layout page', () => {
+  const layout = fs.readFileSync(path.join(root, 'docs', 'layout.md'), 'utf8');
 
   it.each(['apps', 'libs', 'tools'])('names every folder of %s/', (parent) => {
     const folders = fs
