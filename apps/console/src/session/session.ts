@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { parse, serialize } from 'cookie';
 import type { Caller } from '@app/auth';
 
 export const sessionCookie = 'console_session';
@@ -10,23 +11,26 @@ export interface Session {
   csrf: string;
 }
 
-/** Reads one cookie from a Cookie header, without a parser dependency. */
+/** What a cookie not percent-encoded as we set it reads as: no session. */
+const malformed = Symbol('malformed cookie').toString();
+
+/** Reads one cookie from a Cookie header. */
 export function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const [key, ...rest] = part.trim().split('=');
-    if (key !== name) continue;
-    try {
-      return decodeURIComponent(rest.join('='));
-    } catch {
-      return undefined; // not percent-encoded as we set it: no session
-    }
-  }
-  return undefined;
+  const value = parse(header ?? '', {
+    decode: (text) => {
+      try {
+        return decodeURIComponent(text);
+      } catch {
+        return malformed;
+      }
+    },
+  })[name];
+  return value === malformed ? undefined : value;
 }
 
 /** The token lives in an HttpOnly, SameSite=Strict cookie: no script reads it, no other site sends it. */
 export function sessionCookieHeader(token: string, secure: boolean, maxAgeSeconds = 8 * 3600): string {
-  return `${sessionCookie}=${encodeURIComponent(token)}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+  return serialize(sessionCookie, token, { path: '/', httpOnly: true, sameSite: 'strict', maxAge: maxAgeSeconds, secure });
 }
 
 export function clearedSessionCookieHeader(secure: boolean): string {
