@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ensureTopics, localKafkaEnv, localRegistryEnv } from '@app/messaging';
 import type { Platform } from '../test/support/platform';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 // The benchmarks drive the stack as its admin (topics and schemas of their own, reading everything);
 // the services they start get their own principals.
@@ -68,7 +69,7 @@ export async function kafkaHop(platform: Platform, samples: number): Promise<num
   for (let i = 0; i < samples; i++) {
     const sentAt = Date.now();
     await producer.send({ topic, acks: -1, messages: [{ key: String(i), value: String(i) }] });
-    while (!received.has(String(i))) await new Promise((resolve) => setTimeout(resolve, 1));
+    while (!received.has(String(i))) await sleep(1);
     latencies.push(received.get(String(i))! - sentAt);
   }
   await producer.disconnect();

@@ -24,6 +24,7 @@ import {
   traceparentFor,
 } from '@app/messaging';
 import { percentile, runBenchmark, writeResult } from './bench-support';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 Logger.overrideLogger(['error']);
 
@@ -66,7 +67,7 @@ async function createTopics(): Promise<void> {
   for (;;) {
     const { topics } = await admin.fetchTopicMetadata({ topics: [topic] }).catch(() => ({ topics: [] as Array<{ partitions: Array<{ leader: number }> }> }));
     if (topics[0]?.partitions.length && topics[0].partitions.every((p) => p.leader >= 0)) break;
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
   await admin.disconnect();
 }
@@ -89,7 +90,7 @@ async function relayThroughput(db: ReturnType<typeof createKnex>, batchSize: num
   await holder.commit();
   outboxSignal.emit(outboxCommitted);
   // Watched in memory: a query to count the rows left would take the relay's process's CPU.
-  while (relay.stats.published < throughputEvents) await new Promise((r) => setTimeout(r, 2));
+  while (relay.stats.published < throughputEvents) await sleep(2);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   await relay.stop();
   return throughputEvents / seconds;
@@ -132,9 +133,9 @@ async function latencies(write: (e: DomainEvent) => Promise<void>): Promise<numb
     const e = event(i);
     await write(e);
     readyAt.set(e.eventId, Date.now());
-    await new Promise((r) => setTimeout(r, 1000 / latencyRatePerSecond));
+    await sleep(1000 / latencyRatePerSecond);
   }
-  while ([...readyAt.keys()].some((id) => !appendedAt.has(id))) await new Promise((r) => setTimeout(r, 50));
+  while ([...readyAt.keys()].some((id) => !appendedAt.has(id))) await sleep(50);
   await consumer.disconnect();
   return [...readyAt].map(([id, ready]) => (appendedAt.get(id) ?? 0) - ready).sort((a, b) => a - b);
 }

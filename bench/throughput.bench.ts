@@ -34,6 +34,7 @@ import { criticalPath, eventTransactionsPerSecond, kafkaPipePerSecond, latencyTa
 import { OutcomeWatcher } from './throughput/outcome-watcher';
 import { Peer, PeerFigures } from './throughput/peer';
 import { CostMeter, postgresPids, stackPid } from './throughput/process-cost';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 Logger.overrideLogger(['error']);
 const tasksPerRun = Number(process.env.BENCH_TASKS ?? 1000);
@@ -77,7 +78,7 @@ async function submit(platform: Platform, count: number, label: string, interval
     const pending: Promise<void>[] = [];
     for (let i = 0; i < count; i++) {
       pending.push(one());
-      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+      await sleep(intervalMs);
     }
     await Promise.all(pending);
   } else {

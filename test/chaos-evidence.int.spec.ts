@@ -4,6 +4,7 @@ import { decodeOrNull } from '../tools/chaos/evidence';
 import { FaultyProxy } from './support/faulty-proxy';
 import { taskRequested } from './support/messaging-world';
 import { TestEnv } from './support/test-env';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 describe("the campaign checker's decoding", () => {
   const env = new TestEnv();
@@ -25,7 +26,7 @@ describe("the campaign checker's decoding", () => {
 
     // When it decodes while the registry recovers after two seconds
     const decoding = decodeOrNull(checker, value, 'TaskRequested');
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await sleep(2000);
     expect(proxy.refused).toBeGreaterThanOrEqual(2);
     proxy.mode = 'pass';
 

@@ -6,6 +6,7 @@ import { startServices, stopServices } from './support/services';
 import { TestEnv } from './support/test-env';
 import { authAs } from './support/tokens';
 import { waitFor } from './support/wait-for';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** A gauge's value on one service's GET /metrics. */
 async function gauge(service: RunningService, name: string): Promise<number> {
@@ -54,7 +55,7 @@ describe('health and the outbox when the broker goes away', () => {
     expect(accepted.status).toBe(202);
     expect(await gauge(tasks, 'outbox_pending')).toBeGreaterThanOrEqual(1);
     const firstAge = await gauge(tasks, 'outbox_oldest_age_seconds');
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await sleep(3000);
     const laterAge = await gauge(tasks, 'outbox_oldest_age_seconds');
     expect(laterAge).toBeGreaterThanOrEqual(firstAge + 2);
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Consumer, Kafka } from 'kafkajs';
 import { eventTypes } from '@app/events';
 import { EventCodec } from '@app/messaging';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Watches every event topic of a platform, as an outside consumer does: when each
@@ -72,7 +73,7 @@ export class OutcomeWatcher {
       const open = taskIds.filter((id) => !this.completedAt.has(id)).length;
       if (open === 0) return;
       if (Date.now() > deadline) throw new Error(`${open} of ${taskIds.length} tasks still without an outcome after ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await sleep(50);
     }
   }
 

@@ -6,6 +6,7 @@ import { percentile } from '../bench-support';
 import { freePort } from '../../test/support/unique';
 import { waitFor } from '../../test/support/wait-for';
 import { CostMeter, postgresPids } from './process-cost';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const peerDir = path.join(__dirname, '..', 'peers', 'dbos');
 
@@ -112,7 +113,7 @@ export class Peer {
       const pending: Promise<void>[] = [];
       for (let i = 0; i < count; i++) {
         pending.push(one(i));
-        await new Promise((resolve) => setTimeout(resolve, intervalMs));
+        await sleep(intervalMs);
       }
       await Promise.all(pending);
     } else {

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { JsonBody } from '../support/json-body';
 import { Platform } from '../support/platform';
 import { waitFor } from '../support/wait-for';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const types = (task: JsonBody): string[] => task.timeline.map((e: { eventType: string }) => e.eventType);
 const count = (task: JsonBody, type: string) => types(task).filter((t) => t === type).length;
@@ -86,7 +87,7 @@ describe('cancelling a task, whatever it is doing', () => {
     await expectCancelledAndFree(body.taskId, 'retry-canceller');
     expect(await platform.quota('retry-canceller')).toMatchObject({ debited: 1, refunded: 1, balance: 5 });
     // Past the retry's time (4 s), no second attempt was made
-    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    await sleep(5_000);
     expect((await platform.generation(body.taskId)).attempts).toHaveLength(1);
     expect(count(await platform.task(body.taskId), 'GenerationStarted')).toBe(1);
   });

@@ -7,6 +7,7 @@ import { kafkaProcess, startKafka, stopKafka } from '../../tools/stack/kafka';
 import { runningPid } from '../../tools/stack/processes';
 import { kafkaBootstrap, kafkaNodes, loadStackConfig, StackConfig } from '../../tools/stack/stack.config';
 import { waitFor } from '../support/wait-for';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * kafkajs keeps each broker's answer across the retries of one send, and after a leader moved it
@@ -135,7 +136,7 @@ describe('a send while a partition’s leader moves to a broker that already ans
     const rawSends = sendBoth(rawProducer, 'raw');
     const ourSends = sendBoth(ours, 'ours');
     // Back before the second send's own wait times out: it is then answered as a duplicate of the first.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await sleep(1500);
     signalFollowers('SIGCONT');
     const [[rawFirst, rawSecond], [ourFirst, ourSecond]] = await Promise.all([rawSends, ourSends]);
     await rawProducer.disconnect();

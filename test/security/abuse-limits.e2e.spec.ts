@@ -3,6 +3,7 @@ import { RunningService } from '../../tools/run/service-process';
 import { Platform } from '../support/platform';
 import { authAs } from '../support/tokens';
 import { waitFor } from '../support/wait-for';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** OWASP API4: what one user may take of the platform, enforced across two instances of tasks. */
 describe('abuse limits', () => {
@@ -34,7 +35,7 @@ describe('abuse limits', () => {
       if (response.status !== 429) return response;
       const detail = ((await response.clone().json()) as { detail: string }).detail;
       if (!detail.includes('a second')) return response;
-      await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after')) * 1000));
+      await sleep(Number(response.headers.get('retry-after')) * 1000);
     }
   }
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 /** Polls until `probe` returns a value that is not undefined/false; never a fixed sleep. */
 export async function waitFor<T>(
   probe: () => Promise<T | undefined | false> | T | undefined | false,
@@ -12,7 +13,7 @@ export async function waitFor<T>(
     } catch (error) {
       lastError = error;
     }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    await sleep(intervalMs);
   }
   throw new Error(`timed out after ${timeoutMs}ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
 }

@@ -12,6 +12,7 @@ import { Random } from './random';
 import { pendingWork } from './settle';
 import { WebhookReceiver } from './webhook-receiver';
 import { Workload } from './workload';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface CampaignOptions {
   seed: number;
@@ -77,7 +78,7 @@ export async function runCampaign(rootDir: string, options: CampaignOptions, log
     history.record({ kind: 'phase', at: Date.now(), phase: 'started', detail: { ...options } });
     log(`running the workload and the nemesis for ${options.durationMs / 1000} s`);
     const working = Promise.all([workload.run(), nemesis.run()]);
-    await new Promise((resolve) => setTimeout(resolve, options.durationMs));
+    await sleep(options.durationMs);
     await nemesis.healAll();
     await workload.stop();
     await working;
@@ -126,7 +127,7 @@ async function settle(
     const said = pending.join('; ');
     if (said !== last) log(`  still converging: ${said}`);
     last = said;
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    await sleep(2000);
   }
   return null;
 }

@@ -12,6 +12,7 @@ import { registryUrl, StackConfig } from '../stack/stack.config';
 import { services } from './cluster';
 import type { Evidence } from './invariants';
 import type { HistoryEntry } from './history';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * The event, or null when the message itself is at fault. A registry still recovering from the
@@ -24,7 +25,7 @@ export async function decodeOrNull(codec: EventCodec, value: Buffer | null, type
       return await codec.decode(value, type);
     } catch (error) {
       if (!isInfrastructureError(error) || attempt >= 30) return null;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await sleep(1000);
     }
   }
 }

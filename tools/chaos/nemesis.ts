@@ -5,6 +5,7 @@ import type { Cluster, Instance } from './cluster';
 import { services } from './cluster';
 import type { History } from './history';
 import type { Random } from './random';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 type FaultKind =
   'kill-instance' | 'pause-instance' | 'kill-broker' | 'crash-postgres' | 'read-only-database' | 'kill-registry' | 'kill-model' | BrokerFaultKind;
@@ -185,7 +186,7 @@ export class Nemesis {
         this.log(`nemesis: ${fault} took effect after ${((Date.now() - started) / 1000).toFixed(1)} s: ${seen}`);
         return;
       }
-      await new Promise((resolve) => setTimeout(resolve, effectPollMs));
+      await sleep(effectPollMs);
     }
     const cutShort = this.running === false;
     this.history.record({ kind: 'effect', at: Date.now(), id, fault, seen: null, cutShort, lastError: lastError || undefined });
@@ -231,7 +232,7 @@ export class Nemesis {
       } catch (error) {
         this.log(`nemesis: healing ${fault.target} failed (attempt ${attempt}): ${(error as Error).message.split('\n')[0]}`);
         if (attempt >= 10) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 2000));
+        await sleep(2000);
       }
     }
   }

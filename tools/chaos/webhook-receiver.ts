@@ -3,6 +3,7 @@ import { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import type { History } from './history';
 import type { Random } from './random';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * The receiver some users register: it verifies each delivery's signature with the user's secret,
@@ -56,7 +57,7 @@ export class WebhookReceiver {
     const { verified, payload } = this.verify(user, body, headers);
     const roll = this.random.next();
     const answered = !verified ? 400 : roll < 0.1 ? 500 : 204;
-    if (verified && roll >= 0.1 && roll < 0.15) await new Promise((resolve) => setTimeout(resolve, 3000));
+    if (verified && roll >= 0.1 && roll < 0.15) await sleep(3000);
     this.history.record({
       kind: 'delivery',
       at: Date.now(),

@@ -8,6 +8,7 @@ import type { Cluster } from './cluster';
 import type { Behaviour, History } from './history';
 import type { Random } from './random';
 import type { WebhookReceiver } from './webhook-receiver';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const simulations: Record<Behaviour, Record<string, unknown>> = {
   success: {},
@@ -102,7 +103,7 @@ export class Workload {
       } else if (this.pending.size < 12) {
         this.next();
       }
-      await new Promise((resolve) => setTimeout(resolve, this.random.between(100, 400)));
+      await sleep(this.random.between(100, 400));
     }
   }
 

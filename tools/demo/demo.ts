@@ -3,6 +3,7 @@ import { signLocalToken } from '../auth/sign-token';
 import { healthStatus, RunningService } from '../run/service-process';
 import { print, runPlatform } from '../run/run-platform';
 import { loadStackConfig, zipkinUrl } from '../stack/stack.config';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * `npm run demo`: the platform up, then one report request down every path — success, transient
@@ -42,7 +43,7 @@ async function showcase(services: RunningService[]): Promise<void> {
     for (;;) {
       const task = (await (await fetch(`${url('tasks')}/tasks/${taskId}`, { headers: admin })).json()) as Task;
       if (task.timeline.some((e) => e.eventType === 'NotificationSent')) return task;
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await sleep(200);
     }
   };
 

@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const rootDir = path.resolve(__dirname, '..', '..');
 
@@ -75,7 +76,7 @@ export async function waitForHealth(service: RunningService, expected = 200, tim
       throw new Error(`${service.name} exited (${service.child.exitCode ?? service.child.signalCode}):\n${service.output()}`);
     }
     if ((await healthStatus(service.port)) === expected) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
   }
   throw new Error(`${service.name} /health did not answer ${expected} within ${timeoutMs / 1000}s:\n${service.output()}`);
 }

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** A process the stack started and tracks by pid file: only these are ever stopped. */
 export interface ManagedProcess {
@@ -83,9 +84,7 @@ export function portIsOpen(host: string, port: number, timeoutMs = 500): Promise
   });
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+export { sleep };
 
 export function logTail(file: string, lines = 30): string {
   if (!fs.existsSync(file)) return '(no log written)';

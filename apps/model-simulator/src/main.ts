@@ -1,6 +1,7 @@
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import { Logger } from '@nestjs/common';
 import { answerFor, simulationOf } from './simulation';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * A local stand-in for an OpenAI-compatible model, the default MODEL_BASE_URL: deterministic
@@ -61,7 +62,7 @@ async function completions(req: IncomingMessage, res: ServerResponse): Promise<v
   }
   if (answer.kind === 'oversized') return send(res, 200, { choices: [{ message: { role: 'assistant', content: 'x'.repeat(answer.bytes) } }] });
   if (answer.kind === 'permanent') return send(res, 400, { error: { message: 'the model cannot produce this report', type: 'invalid_request_error' } });
-  await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
+  await sleep(answer.delayMs);
   if (answer.kind === 'transient') return send(res, 503, { error: { message: 'the model is overloaded, try again', type: 'server_error' } });
   const model = String((body as { model?: unknown }).model ?? 'report-writer');
   const task = String((body as { messages?: Array<{ role: string; content: string }> }).messages?.find((m) => m.role === 'user')?.content ?? '');

@@ -1,6 +1,7 @@
 import type { Kafka } from 'kafkajs';
 import { ensureTopics, IdempotentProducer } from '@app/messaging';
 import { DeadLetter, DeadLetterFilter, matches, readDeadLetters, readRedriveLog, redriveLogTopic, redrivenHeaders } from './dead-letter-store';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface RedriveOptions extends DeadLetterFilter {
   dryRun?: boolean;
@@ -58,7 +59,7 @@ export async function redrive(kafka: Kafka, groupId: string, options: RedriveOpt
       await producer.send({ topic: redriveLogTopic(groupId), acks: -1, messages: [{ key: letter.id, value: JSON.stringify(entry) }] });
       result.redriven.push(letter);
       options.onProgress?.(result.redriven.length, todo.length);
-      if (options.rate) await new Promise((resolve) => setTimeout(resolve, 1000 / options.rate!));
+      if (options.rate) await sleep(1000 / options.rate!);
     }
   } finally {
     await producer.disconnect();

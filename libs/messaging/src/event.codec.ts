@@ -6,6 +6,7 @@ import { withJitter } from '@app/timing';
 import { withDeadline } from '@app/timing';
 import { isInfrastructureError, PlatformError } from '@app/failures';
 import { basicAuthorization, registryAuthFromEnv, RegistryCredentials } from './security/registry-credentials';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Confluent-framed Avro for every event: the value is the magic byte, the schema id, then the Avro
@@ -102,7 +103,7 @@ export class EventCodec {
         return id;
       } catch (error) {
         if (attempt >= attempts) throw error;
-        await new Promise((resolve) => setTimeout(resolve, withJitter(200 * attempt, 0.5)));
+        await sleep(withJitter(200 * attempt, 0.5));
       }
     }
   }

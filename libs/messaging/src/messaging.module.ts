@@ -17,6 +17,7 @@ import { OutboxRelay } from './outbox/outbox.relay';
 import { eventTypes } from '@app/events';
 import { serviceEvents } from './security/kafka-principals';
 import { ensureTopics } from './topics';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export const KAFKA = Symbol('KAFKA');
 export const MESSAGING_CONFIG = Symbol('MESSAGING_CONFIG');
@@ -142,7 +143,7 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
         const delay = exponentialDelay(failures, { initialMs: 1000, maxMs: 30_000, jitter: 0.2 });
         this.health.startup = `messaging could not start: ${(error as Error).message}`;
         this.logger.error(`${this.health.startup}; trying again in ${delay} ms`);
-        await new Promise((resolve) => setTimeout(resolve, delay));
+        await sleep(delay);
       }
     }
   }

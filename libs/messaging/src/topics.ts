@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Admin, ConfigResourceTypes, Kafka } from 'kafkajs';
 import { DeadlineExceeded, withDeadline } from '@app/timing';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface TopicSpec {
   topic: string;
@@ -148,6 +149,6 @@ async function waitForLeaders(admin: Admin, topics: string[], timeoutMs: number)
       if (Date.now() > deadline) throw error;
     }
     if (Date.now() > deadline) throw new Error(`topics have no leader after ${timeoutMs} ms: ${topics.join(', ')}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
 }

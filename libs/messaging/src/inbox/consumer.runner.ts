@@ -12,6 +12,7 @@ import { fetchWaitMs } from '../kafka.client';
 import { EventHandlers } from './event-handlers';
 import { Gathering } from './gathering';
 import { BatchControl, ConsumerStats, Delivery, MessageDelivery } from './message-delivery';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Messages of one partition handled in one transaction at most: a bigger batch holds its rows' locks longer for little gain. */
 const maxTogether = 50;
@@ -157,7 +158,7 @@ export class ConsumerRunner {
       if (!this.keepRunning) break;
       const delay = exponentialDelay(failures, { initialMs: 500, maxMs: 15_000, jitter: 0.2 });
       this.logger.warn(`the consumer is not running (${this.lastError}); starting it again in ${delay} ms`);
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await sleep(delay);
       this.status = 'stopped';
     }
   }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 /**
  * Waits `ms` in slices, heartbeating between them, so that a consumer waiting out an outage or a
  * retry delay stays in its group however long the wait. Returns false as soon as the batch is no
@@ -11,6 +12,6 @@ export async function pauseHeartbeating(ms: number, batch: { heartbeat(): Promis
     await batch.heartbeat();
     const left = until - Date.now();
     if (left <= 0) return batch.stillOurs();
-    await new Promise((resolve) => setTimeout(resolve, Math.min(left, sliceMs)));
+    await sleep(Math.min(left, sliceMs));
   }
 }

@@ -4,6 +4,7 @@ import { deadLetterTopicFor, redriveLogTopic } from '../dead-letters';
 import { outsideRequestRetentionMs } from '../messaging.config';
 import { ensureTopics } from '../topics';
 import { externalEvents, KafkaPrincipal, serviceEvents, ServicePrincipal } from './kafka-principals';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 interface Grant {
   principal: KafkaPrincipal;
@@ -145,6 +146,6 @@ async function untilEnforced(admin: Admin, bindings: Binding[], timeoutMs = 15_0
     );
     if ([...wanted].every((k) => present.has(k))) return;
     if (Date.now() > deadline) throw new Error(`the broker did not list the new ACLs within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
 }
