@@ -7,7 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * `npm run demo`: the platform up, then one report request down every path — success, transient
- * failures then success, retries exhausted, permanent failure, quota rejected, a double click — each
+ * failures then success, retries exhausted, permanent failure, quota rejected, a double click, a
+ * cancel while the model works — each
  * task's outcome and timeline printed as it settles. Every call carries a bearer token signed with
  * the stack's key (`npm run -s token`); a call without one, and one for another user's task, show
  * what the platform answers them.
@@ -65,12 +66,21 @@ async function showcase(services: RunningService[]): Promise<void> {
   const anonymous = await fetch(`${url('tasks')}/tasks/${click.taskId}`);
   const stranger = await fetch(`${url('tasks')}/tasks/${click.taskId}`, { headers: await bearer(user('mallory')) });
   print(`  ${user('fay')}'s task without a token: ${anonymous.status}; with another user's token: ${stranger.status}`);
+  // A slow report its user stops while the model works on it: cancelled, never charged.
+  const slow = await submit(user('gus'), { text: 'never mind', simulate: { latencyMs: 5000 } });
+  await sleep(1500);
+  const cancel = await fetch(`${url('tasks')}/tasks/${slow.taskId}/cancel`, {
+    method: 'POST',
+    headers: { 'idempotency-key': randomUUID(), ...(await bearer(user('gus'))) },
+  });
+  print(`  cancel of ${user('gus')}'s slow task: ${cancel.status} ${((await cancel.json()) as { state: string }).state}`);
 
   const all = [
     ...submitted,
     { name: 'spends the only unit', userId: user('eve'), ...rejectedFirst },
     { name: 'quota rejected', userId: user('eve'), ...rejected },
     { name: 'double click (one task)', userId: user('fay'), ...click },
+    { name: 'cancelled while the model worked', userId: user('gus'), ...slow },
   ];
   for (const entry of all) {
     const task = await settled(entry.taskId);
