@@ -12,7 +12,7 @@ import { registryUrl, StackConfig } from '../stack/stack.config';
 import { services } from './cluster';
 import type { Evidence } from './invariants';
 import type { HistoryEntry } from './history';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { retry } from '@app/timing';
 
 /**
  * The event, or null when the message itself is at fault. A registry still recovering from the
@@ -20,14 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * nothing about the message.
  */
 export async function decodeOrNull(codec: EventCodec, value: Buffer | null, type: EventType | undefined): Promise<DomainEvent | null> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await codec.decode(value, type);
-    } catch (error) {
-      if (!isInfrastructureError(error) || attempt >= 30) return null;
-      await sleep(1000);
-    }
-  }
+  return retry(() => codec.decode(value, type), { attempts: 30, delayMs: () => 1000, retryable: isInfrastructureError }).catch(() => null);
 }
 
 /**

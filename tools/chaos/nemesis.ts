@@ -6,6 +6,7 @@ import { services } from './cluster';
 import type { History } from './history';
 import type { Random } from './random';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { retry } from '@app/timing';
 
 type FaultKind =
   'kill-instance' | 'pause-instance' | 'kill-broker' | 'crash-postgres' | 'read-only-database' | 'kill-registry' | 'kill-model' | BrokerFaultKind;
@@ -226,15 +227,16 @@ export class Nemesis {
   }
 
   private async healWithRetries(fault: ActiveFault): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await fault.heal();
-      } catch (error) {
-        this.log(`nemesis: healing ${fault.target} failed (attempt ${attempt}): ${(error as Error).message.split('\n')[0]}`);
-        if (attempt >= 10) throw error;
-        await sleep(2000);
-      }
-    }
+    const failed = (error: unknown, attempt: number) =>
+      this.log(`nemesis: healing ${fault.target} failed (attempt ${attempt}): ${(error as Error).message.split('\n')[0]}`);
+    await retry(
+      (attempt) =>
+        fault.heal().catch((error: unknown) => {
+          failed(error, attempt);
+          throw error;
+        }),
+      { attempts: 10, delayMs: () => 2000 },
+    );
   }
 
   /** A stack part started again; the registry needs PostgreSQL, which may itself be down a moment. */

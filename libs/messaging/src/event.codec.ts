@@ -2,11 +2,9 @@ import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import * as avro from 'avsc';
 import TimeoutMiddleware from 'mappersmith/middleware/timeout';
 import { DomainEvent, EventType, eventTypes, isEventType, loadSchema, subjectFor, topicFor } from '@app/events';
-import { withJitter } from '@app/timing';
-import { withDeadline } from '@app/timing';
+import { retry, withDeadline, withJitter } from '@app/timing';
 import { isInfrastructureError, PlatformError } from '@app/failures';
 import { basicAuthorization, registryAuthFromEnv, RegistryCredentials } from './security/registry-credentials';
-import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * Confluent-framed Avro for every event: the value is the magic byte, the schema id, then the Avro
@@ -96,16 +94,14 @@ export class EventCodec {
    */
   async register(eventType: EventType, attempts = 4): Promise<number> {
     const subject = subjectFor(this.topicFor(eventType));
-    for (let attempt = 1; ; attempt++) {
-      try {
+    return retry(
+      async () => {
         const { id } = (await this.write('POST', `subjects/${subject}/versions`, { schema: this.schemaOf(eventType).schema })) as { id: number };
         await this.write('PUT', `config/${subject}`, { compatibility: 'BACKWARD' });
         return id;
-      } catch (error) {
-        if (attempt >= attempts) throw error;
-        await sleep(withJitter(200 * attempt, 0.5));
-      }
-    }
+      },
+      { attempts, delayMs: (attempt) => withJitter(200 * attempt, 0.5) },
+    );
   }
 
   /** One write to the registry, with a deadline (a registration has been seen to get no answer). */

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Admin, ConfigResourceTypes, Kafka } from 'kafkajs';
-import { DeadlineExceeded, withDeadline } from '@app/timing';
+import { DeadlineExceeded, retry, withDeadline } from '@app/timing';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface TopicSpec {
@@ -30,26 +30,29 @@ const defaultLimits: ProvisionLimits = { attemptMs: 15_000, attempts: 4 };
  * broker a kafkajs admin was seen to wait forever while connecting or listing topics.
  */
 export async function ensureTopics(kafka: Kafka, topics: TopicSpec[], defaultPartitions = 3, limits = defaultLimits, { create = true } = {}): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const admin = kafka.admin();
-    // Leaders get a little less than the attempt, so that their own error is the one reported.
-    const leadersMs = Math.max(100, limits.attemptMs - 2_000);
-    const work = provision(admin, topics, defaultPartitions, leadersMs, create);
-    try {
-      await withDeadline(work, limits.attemptMs, 'provisioning topics');
-      return;
-    } catch (error) {
-      if (!(error instanceof DeadlineExceeded) || attempt >= limits.attempts) throw error;
-      logger.warn(`${error.message} (attempt ${attempt} of ${limits.attempts}); trying again with a new client`);
-    } finally {
-      // A stuck client may not disconnect either: do not wait for it. Its connect may still succeed
-      // later (the broker wakes up) and would then stay open for good: disconnect it again once its
-      // abandoned work has settled.
-      void admin.disconnect().catch(() => undefined);
-      const settled = work.catch(() => undefined).then(() => admin.disconnect().catch(() => undefined));
-      abandoned.add(settled);
-      void settled.finally(() => abandoned.delete(settled));
-    }
+  await retry(() => provisionOnce(kafka, topics, defaultPartitions, limits, create), {
+    attempts: limits.attempts,
+    retryable: (error) => error instanceof DeadlineExceeded,
+    onRetry: (error, attempt) => logger.warn(`${(error as Error).message} (attempt ${attempt} of ${limits.attempts}); trying again with a new client`),
+  });
+}
+
+/** One attempt, with a client of its own, given up at its deadline. */
+async function provisionOnce(kafka: Kafka, topics: TopicSpec[], defaultPartitions: number, limits: ProvisionLimits, create: boolean): Promise<void> {
+  const admin = kafka.admin();
+  // Leaders get a little less than the attempt, so that their own error is the one reported.
+  const leadersMs = Math.max(100, limits.attemptMs - 2_000);
+  const work = provision(admin, topics, defaultPartitions, leadersMs, create);
+  try {
+    await withDeadline(work, limits.attemptMs, 'provisioning topics');
+  } finally {
+    // A stuck client may not disconnect either: do not wait for it. Its connect may still succeed
+    // later (the broker wakes up) and would then stay open for good: disconnect it again once its
+    // abandoned work has settled.
+    void admin.disconnect().catch(() => undefined);
+    const settled = work.catch(() => undefined).then(() => admin.disconnect().catch(() => undefined));
+    abandoned.add(settled);
+    void settled.finally(() => abandoned.delete(settled));
   }
 }
 

@@ -1,3 +1,4 @@
 export * from './backoff';
 export * from './deadline';
 export * from './worker-loop';
+export * from './retry';

@@ -103,7 +103,11 @@ export class MessageDelivery {
     );
   }
 
-  /** The handler in its transaction with the inbox row, retried in place while it fails transiently. */
+  /**
+   * The handler in its transaction with the inbox row, retried in place while it fails transiently.
+   * Its own loop, not retry(): the wait heartbeats and may give the partition back, and the last
+   * failure is dead-lettered rather than thrown.
+   */
   private async handle(
     event: DomainEvent,
     topic: string,
