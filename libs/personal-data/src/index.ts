@@ -2,3 +2,4 @@ export * from './data-keys';
 export * from './master-keys';
 export * from './personal-text';
 export { CannotOpen } from './sealing';
+export * from './data-key-store';

@@ -1,0 +1,61 @@
+import type { Knex } from 'knex';
+import type { Migration } from '@app/database';
+import { DataKey, newDataKey, unwrapDataKey, wrapDataKey } from './data-keys';
+import { MasterKeys } from './master-keys';
+
+/** The data keys a service keeps, wrapped: one per user. Erasing a user deletes its row. */
+export const userDataKeysTable: Migration = {
+  name: '000-user-data-keys',
+  async up(knex) {
+    await knex.schema.createTable('user_data_keys', (t) => {
+      t.uuid('key_id').primary();
+      t.text('user_id').notNullable().unique();
+      t.text('wrapped').notNullable();
+      t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    });
+  },
+  async down(knex) {
+    await knex.schema.dropTable('user_data_keys');
+  },
+};
+
+interface KeyRow {
+  key_id: string;
+  user_id: string;
+  wrapped: string;
+}
+
+/**
+ * The user's data key, made and stored (wrapped) in the caller's transaction when the user has none
+ * yet: `wrapped` is what others who need it are sent, `issued` says it was made now. Two transactions
+ * that make one at once agree on the first to commit.
+ */
+export async function userDataKey(trx: Knex.Transaction, userId: string, master: MasterKeys): Promise<{ dataKey: DataKey; wrapped: string; issued: boolean }> {
+  const made = newDataKey(userId);
+  const wrapped = wrapDataKey(made, master);
+  const inserted: KeyRow[] = await trx('user_data_keys')
+    .insert({ key_id: made.keyId, user_id: userId, wrapped })
+    .onConflict('user_id')
+    .ignore()
+    .returning(['key_id', 'user_id', 'wrapped']);
+  if (inserted.length === 1) return { dataKey: made, wrapped, issued: true };
+  const row: KeyRow = await trx('user_data_keys').where({ user_id: userId }).first();
+  return { dataKey: unwrapDataKey(row.wrapped, { keyId: row.key_id, userId }, master), wrapped: row.wrapped, issued: false };
+}
+
+/** A key another service issued, kept as it came (wrapped); a copy already kept stays. */
+export async function keepDataKey(db: Knex, key: { keyId: string; userId: string; wrapped: string }): Promise<void> {
+  await db('user_data_keys').insert({ key_id: key.keyId, user_id: key.userId, wrapped: key.wrapped }).onConflict('key_id').ignore();
+}
+
+/** The keys of these ids this service keeps, unwrapped; an id it does not keep (erased) is absent. */
+export async function dataKeysByIds(db: Knex, keyIds: string[], master: MasterKeys): Promise<Map<string, DataKey>> {
+  if (keyIds.length === 0) return new Map();
+  const rows: KeyRow[] = await db('user_data_keys').whereIn('key_id', [...new Set(keyIds)]);
+  return new Map(rows.map((row) => [row.key_id, unwrapDataKey(row.wrapped, { keyId: row.key_id, userId: row.user_id }, master)]));
+}
+
+/** Forgets the user's key: what it sealed can no longer be read here. How many keys were forgotten. */
+export async function forgetDataKeys(db: Knex, userId: string): Promise<number> {
+  return db('user_data_keys').where({ user_id: userId }).delete();
+}
