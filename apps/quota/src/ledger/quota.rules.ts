@@ -2,7 +2,8 @@
  * Quota's money rule, decided from what the ledger holds and nothing else: one unit per task, taken
  * at most once; refused when the balance is short or the task has already timed out or been
  * cancelled; given back at most once, only after a debit, to the user the debit was taken from, and
- * never once the task's generation has succeeded, unless the task was cancelled first. The handlers load, call one of these, and record what it says.
+ * never once the task's generation has succeeded, unless the task was cancelled first. The handlers
+ * load, call one of these, and record what it says.
  */
 
 /** One task's rows in the ledger (at most one of each kind). */
