@@ -41,7 +41,7 @@ describe('the data keys a service keeps', () => {
     const found = await dataKeysByIds(db, [dataKey.keyId], master);
     expect(openText(sealed, (id) => found.get(id))).toBe('canary-bob');
 
-    expect(await forgetDataKeys(db, 'bob')).toBe(1);
+    expect(await forgetDataKeys(db, 'bob')).toEqual([dataKey.keyId]);
     const after = await dataKeysByIds(db, [dataKey.keyId], master);
     expect(openText(sealed, (id) => after.get(id))).toBe(erased);
     // Another user's key is untouched.

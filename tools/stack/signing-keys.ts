@@ -13,6 +13,11 @@ export async function ensureSigningKeys(stackDir: string): Promise<'made' | 'pre
   fs.mkdirSync(files.dir, { recursive: true, mode: 0o700 });
   // The key that seals webhook secrets at rest, made once: a new one would orphan the sealed secrets.
   if (!fs.existsSync(files.webhookSecretKey)) fs.writeFileSync(files.webhookSecretKey, randomBytes(32).toString('base64'), { mode: 0o600 });
+  // The master key users' data keys are wrapped under, made once for the same reason (docs/privacy.md).
+  if (!fs.existsSync(files.masterKeys)) {
+    const id = `local-${new Date().toISOString().slice(0, 10)}`;
+    fs.writeFileSync(files.masterKeys, JSON.stringify({ current: id, keys: { [id]: randomBytes(32).toString('base64') } }), { mode: 0o600 });
+  }
   if (fs.existsSync(files.jwks) && fs.existsSync(files.privateKey)) return 'present';
   const { publicKey, privateKey } = await generateKeyPair('RS256', { extractable: true });
   const kid = randomUUID();

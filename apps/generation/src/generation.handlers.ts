@@ -5,6 +5,8 @@ import { recordRefusals } from './handlers/record-refusal.handler';
 import { recordRequests } from './handlers/record-request.handler';
 import { stopCancelled } from './handlers/stop-cancelled.handler';
 import { stopTimedOut } from './handlers/stop-timed-out.handler';
+import { keepDataKeyOf } from './handlers/keep-data-key.handler';
+import { eraseUserData } from './handlers/erase-user-data.handler';
 import { FailedJobCleanup } from './jobs/failed-job-cleanup';
 import { GenerationWorker } from './jobs/generation.worker';
 import { StartDueJobs } from './jobs/upsert-job';
@@ -25,6 +27,8 @@ export class GenerationHandlers implements HandlerSource {
       QuotaRejected: setBased(recordRefusals),
       TaskTimedOut: setBased<'TaskTimedOut'>((events, context) => stopTimedOut(events, context, (job) => this.cleanup.cleanUp(job.task_id, job.attempts))),
       TaskCancelled: setBased<'TaskCancelled'>((events, context) => stopCancelled(events, context, (job) => this.worker.stopCancelled(job))),
+      UserDataKey: keepDataKeyOf,
+      UserErasureRequested: (event, context) => eraseUserData(event, context, (taskIds) => this.worker.stopErased(taskIds)),
     };
   }
 }

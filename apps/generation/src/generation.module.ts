@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { personalDataProvider } from '@app/personal-data';
 import { ServiceModule } from '@app/service';
 import { GENERATION_CONFIG, GenerationConfig, loadGenerationConfig } from './generation.config';
 import { GenerationHandlers } from './generation.handlers';
@@ -18,6 +19,7 @@ import { ModelClient, modelEndpointOf } from './model/model.client';
       handlers: GenerationHandlers,
       providers: [
         { provide: GENERATION_CONFIG, useFactory: () => loadGenerationConfig() },
+        personalDataProvider,
         { provide: ModelClient, inject: [GENERATION_CONFIG], useFactory: (c: GenerationConfig) => new ModelClient(modelEndpointOf(c)) },
         { provide: ReportStore, inject: [GENERATION_CONFIG], useFactory: (c: GenerationConfig) => new ReportStore(c.reportsDir) },
         { provide: FailedJobCleanup, useClass: FailedJobCleanup },

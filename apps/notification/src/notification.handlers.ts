@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EventHandlers, HandlerSource, setBased } from '@app/messaging';
 import { WebhookDeliveryWorker } from './delivery/webhook-delivery.worker';
+import { forgetWebhook } from './handlers/forget-webhook.handler';
 import { notifyUsers } from './handlers/notify-user.handler';
 
 @Injectable()
@@ -12,6 +13,7 @@ export class NotificationHandlers implements HandlerSource {
     return {
       TaskCompleted: setBased<'TaskCompleted'>((events, context) => notifyUsers(events, context, wakeDeliveries)),
       TaskFailed: setBased<'TaskFailed'>((events, context) => notifyUsers(events, context, wakeDeliveries)),
+      UserErasureRequested: forgetWebhook,
     };
   }
 }

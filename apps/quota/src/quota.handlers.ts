@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EventHandlers, HandlerSource, setBased } from '@app/messaging';
+import { answerErasure } from './handlers/answer-erasure.handler';
 import { closeTimedOut } from './handlers/close-timed-out.handler';
 import { debitQuota } from './handlers/debit-quota.handler';
 import { refundCancelled } from './handlers/refund-cancelled.handler';
@@ -18,6 +19,7 @@ export class QuotaHandlers implements HandlerSource {
       GenerationFailed: setBased(refundQuota),
       TaskTimedOut: setBased<'TaskTimedOut'>((events, context) => closeTimedOut(events, context, this.config.defaultQuota)),
       TaskCancelled: setBased<'TaskCancelled'>((events, context) => refundCancelled(events, context, this.config.defaultQuota)),
+      UserErasureRequested: answerErasure,
     };
   }
 }

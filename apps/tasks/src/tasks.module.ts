@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { personalDataProvider } from '@app/personal-data';
 import { ServiceModule } from '@app/service';
+import { UsersController } from './http/users.controller';
 import { TaskDeadlineWatcher } from './deadline/task-deadline.watcher';
 import { TasksController } from './http/tasks.controller';
 import { tasksMigrations } from './migrations';
@@ -13,10 +15,10 @@ import { TasksHandlers } from './tasks.handlers';
       service: 'tasks',
       migrations: tasksMigrations,
       handlers: TasksHandlers,
-      providers: [{ provide: TASKS_CONFIG, useFactory: () => loadTasksConfig() }],
+      providers: [{ provide: TASKS_CONFIG, useFactory: () => loadTasksConfig() }, personalDataProvider],
     }),
   ],
-  controllers: [TasksController],
+  controllers: [TasksController, UsersController],
   providers: [ExpiredKeysCleaner, TaskDeadlineWatcher],
 })
 export class TasksModule {}

@@ -24,6 +24,8 @@ export function localAuthFiles(stackDir = process.env.STACK_DIR || path.join(rep
     privateKey: path.join(dir, 'signing-key.jwk.json'),
     /** The key webhook secrets are sealed with at rest (WEBHOOK_SECRET_KEY's local default). */
     webhookSecretKey: path.join(dir, 'webhook-secret.key'),
+    /** The master keys users' data keys are wrapped under (MASTER_KEYS_FILE's local default; docs/privacy.md). */
+    masterKeys: path.join(dir, 'master-keys.json'),
     /** The local broker's SCRAM principals and their passwords (`npm run -s kafka:credentials -- <principal>`). */
     kafkaCredentials: path.join(dir, 'kafka-credentials.json'),
     /** One principal's password alone (KAFKA_PASSWORD_FILE; docker/compose.yml mounts each as a secret). */

@@ -25,6 +25,10 @@ export const errorCodes = {
   RETRIES_EXHAUSTED: { retriable: false },
   TIMED_OUT: { retriable: false },
   CANCELLED: { retriable: false },
+  /** The task's input can no longer be read: its user was erased. */
+  INPUT_ERASED: { retriable: false },
+  /** The user's data key has not reached this service yet (it travels on its own topic). */
+  DATA_KEY_NOT_YET_KNOWN: { retriable: true },
 } as const satisfies Record<string, { retriable: boolean }>;
 
 export type ErrorCode = keyof typeof errorCodes;

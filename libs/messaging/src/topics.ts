@@ -11,6 +11,11 @@ export interface TopicSpec {
    * bound has it applied when it already exists too.
    */
   retentionMs?: number;
+  /**
+   * Compacted (one record kept per key) rather than kept whole, segments rolled after this many ms so
+   * that the cleaner reaches what a newer record replaced (the keys' topic: an erased key's bytes go).
+   */
+  compactAfterMs?: number;
 }
 
 export interface ProvisionLimits {
@@ -85,7 +90,7 @@ async function provision(admin: Admin, topics: TopicSpec[], defaultPartitions: n
         topic: t.topic,
         numPartitions: t.partitions ?? defaultPartitions,
         replicationFactor,
-        configEntries: topicConfig(t.retentionMs ?? -1, minInSync),
+        configEntries: [...topicConfig(t.retentionMs ?? -1, minInSync), ...compaction(t.compactAfterMs)],
       })),
     });
   }
@@ -105,6 +110,15 @@ function topicConfig(retentionMs: number, minInSync: number | string) {
     { name: 'retention.ms', value: String(retentionMs) },
     { name: 'min.insync.replicas', value: String(minInSync) },
     { name: 'unclean.leader.election.enable', value: 'false' },
+  ];
+}
+
+function compaction(segmentMs: number | undefined) {
+  if (segmentMs === undefined) return [];
+  return [
+    { name: 'cleanup.policy', value: 'compact' },
+    { name: 'segment.ms', value: String(segmentMs) },
+    { name: 'min.cleanable.dirty.ratio', value: '0.01' },
   ];
 }
 

@@ -33,13 +33,17 @@ interface KeyRow {
 export async function userDataKey(trx: Knex.Transaction, userId: string, master: MasterKeys): Promise<{ dataKey: DataKey; wrapped: string; issued: boolean }> {
   const made = newDataKey(userId);
   const wrapped = wrapDataKey(made, master);
-  const inserted: KeyRow[] = await trx('user_data_keys')
-    .insert({ key_id: made.keyId, user_id: userId, wrapped })
-    .onConflict('user_id')
-    .ignore()
-    .returning(['key_id', 'user_id', 'wrapped']);
-  if (inserted.length === 1) return { dataKey: made, wrapped, issued: true };
-  const row: KeyRow = await trx('user_data_keys').where({ user_id: userId }).first();
+  // One statement when the user has a key, or gets one now; a second only when another transaction
+  // made one meanwhile (its row, committed while this insert waited, is not in this statement's view).
+  const { rows } = await trx.raw<{ rows: Array<KeyRow & { issued: boolean }> }>(
+    `with made as (insert into user_data_keys (key_id, user_id, wrapped) values (?, ?, ?) on conflict (user_id) do nothing
+       returning key_id, user_id, wrapped, true as issued)
+     select * from made union all
+     select key_id, user_id, wrapped, false from user_data_keys where user_id = ? and not exists (select 1 from made)`,
+    [made.keyId, userId, wrapped, userId],
+  );
+  const row = rows[0] ?? (await trx('user_data_keys').where({ user_id: userId }).first<KeyRow>());
+  if (row.issued) return { dataKey: made, wrapped, issued: true };
   return { dataKey: unwrapDataKey(row.wrapped, { keyId: row.key_id, userId }, master), wrapped: row.wrapped, issued: false };
 }
 
@@ -55,7 +59,13 @@ export async function dataKeysByIds(db: Knex, keyIds: string[], master: MasterKe
   return new Map(rows.map((row) => [row.key_id, unwrapDataKey(row.wrapped, { keyId: row.key_id, userId: row.user_id }, master)]));
 }
 
-/** Forgets the user's key: what it sealed can no longer be read here. How many keys were forgotten. */
-export async function forgetDataKeys(db: Knex, userId: string): Promise<number> {
-  return db('user_data_keys').where({ user_id: userId }).delete();
+/** Forgets the user's keys: what they sealed can no longer be read here. The ids of the keys forgotten. */
+export async function forgetDataKeys(db: Knex, userId: string): Promise<string[]> {
+  const rows: Array<{ key_id: string }> = await db('user_data_keys').where({ user_id: userId }).delete().returning('key_id');
+  return rows.map((row) => row.key_id);
+}
+
+/** Forgets one key (its erasure came from the service that issued it). */
+export async function forgetDataKey(db: Knex, keyId: string): Promise<number> {
+  return db('user_data_keys').where({ key_id: keyId }).delete();
 }

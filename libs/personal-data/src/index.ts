@@ -3,3 +3,4 @@ export * from './master-keys';
 export * from './personal-text';
 export { CannotOpen } from './sealing';
 export * from './data-key-store';
+export * from './personal-data';

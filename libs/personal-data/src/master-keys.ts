@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { localAuthFiles } from '@app/auth';
 
 /**
  * The operator's master keys, from a secret file: `{"current": "<id>", "keys": {"<id>": "<32 bytes,
@@ -37,4 +38,16 @@ export function readMasterKeys(file: string): MasterKeys {
     throw new Error(`the master key file ${file} cannot be read: ${(error as Error).message}`, { cause: error });
   }
   return masterKeysOf(json, file);
+}
+
+/**
+ * The master keys of a service that reads personal data (tasks, generation): MASTER_KEYS_FILE, or
+ * the file `npm run stack:up` made for the local stack. Without either the service refuses to start:
+ * it will not keep users' inputs in clear.
+ */
+export function loadMasterKeys(env: NodeJS.ProcessEnv = process.env): MasterKeys {
+  if (env.MASTER_KEYS_FILE) return readMasterKeys(env.MASTER_KEYS_FILE);
+  const file = localAuthFiles().masterKeys;
+  if (fs.existsSync(file)) return readMasterKeys(file);
+  throw new Error(`MASTER_KEYS_FILE is not set and ${file} does not exist (npm run stack:up makes it)`);
 }

@@ -5,12 +5,14 @@ import { Caller } from '@app/auth';
 import { KNEX, readConsistently } from '@app/database';
 import { CurrentCaller, requireUuid, visibleOrNotFound } from '@app/service';
 import { ReportStore } from '../jobs/report-store';
+import { erased, PERSONAL_DATA, PersonalData } from '@app/personal-data';
 
 @Controller('generations')
 export class GenerationsController {
   constructor(
     @Inject(KNEX) private readonly knex: Knex,
     private readonly reports: ReportStore,
+    @Inject(PERSONAL_DATA) private readonly personal: PersonalData,
   ) {}
 
   /** The finished report (Markdown) of a task: its owner's or an admin's; a viewer reads it too, like the task. */
@@ -19,8 +21,10 @@ export class GenerationsController {
     requireUuid(taskId, 'taskId');
     const job = await this.knex('generation_jobs').where({ task_id: taskId }).first();
     visibleOrNotFound(caller, job, (j) => j.user_id as string, `generation for task ${taskId}`);
-    const report = job.status === 'succeeded' ? await this.reports.read(taskId) : undefined;
-    if (!report)
+    const stored = job.status === 'succeeded' ? (await this.reports.read(taskId))?.toString('utf8') : undefined;
+    // Stored sealed under the user's data key: opened here, or gone with it.
+    const report = stored === undefined ? undefined : (await this.personal.openerFor(this.knex, [stored]))(stored);
+    if (report === undefined || report === erased)
       throw new NotFoundException(`task ${taskId} has no report${job.status === 'succeeded' ? ' stored any more' : ` (its generation is ${job.status})`}`);
     res.type('text/markdown; charset=utf-8').setHeader('content-disposition', `inline; filename="${taskId}.md"`);
     res.send(report);

@@ -12,6 +12,8 @@ import { anyInterruptedJob, cancelledAmong, claimDueJobs, claimInterruptedJobs, 
 import type { StoppedJob } from '../handlers/stop-cancelled.handler';
 import { FailedJobCleanup } from './failed-job-cleanup';
 import { ReportStore } from './report-store';
+import { openJobInput } from './job-input';
+import { PERSONAL_DATA, PersonalData, sealText } from '@app/personal-data';
 
 /**
  * Runs due generation attempts from the durable schedule in PostgreSQL: claims them, calls the
@@ -39,6 +41,7 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
     private readonly model: ModelClient,
     private readonly reports: ReportStore,
     private readonly cleanup: FailedJobCleanup,
+    @Inject(PERSONAL_DATA) private readonly personal: PersonalData,
   ) {
     this.loop = new WorkerLoop(() => this.round(), {
       name: 'generation-worker',
@@ -152,18 +155,25 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
 
   private async runAttempt(job: Job): Promise<void> {
     const attempt = job.attempts;
-    const call = new AbortController();
-    this.calls.set(job.task_id, call);
+    const opened = await openJobInput(this.knex, this.personal, job);
     let outcome: ModelOutcome;
-    try {
-      outcome = await this.model.generate({ taskId: job.task_id, attempt, reportType: job.report_type, input: job.input }, call.signal);
-    } finally {
-      this.calls.delete(job.task_id);
+    if ('failure' in opened) {
+      outcome = opened.failure;
+    } else {
+      const call = new AbortController();
+      this.calls.set(job.task_id, call);
+      try {
+        outcome = await this.model.generate({ taskId: job.task_id, attempt, reportType: job.report_type, input: opened.input }, call.signal);
+      } finally {
+        this.calls.delete(job.task_id);
+      }
     }
     let reportRef: string | undefined;
-    if (outcome.ok) {
+    if (outcome.ok && !('failure' in opened)) {
       try {
-        reportRef = await this.reports.save(job.task_id, attempt, outcome.content);
+        // Sealed under the key the input was (a report may quote it); an input written before sealing has none.
+        const report = opened.dataKey ? sealText(outcome.content, opened.dataKey) : outcome.content;
+        reportRef = await this.reports.save(job.task_id, attempt, report);
       } catch (error) {
         outcome = { ok: false, code: 'HANDLER_FAILED', retriable: true, message: `storing the report failed: ${(error as Error).message}` };
       }
@@ -197,6 +207,16 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
     this.calls.get(job.taskId)?.abort();
     await this.reports.removeTemporaryFiles(job.taskId);
     if (job.hadReport) await this.reports.remove(job.taskId);
+  }
+
+  /** An erased user's tasks: calls running here aborted, reports and temporary files removed. How many files went. */
+  async stopErased(taskIds: string[]): Promise<number> {
+    let removed = 0;
+    for (const taskId of taskIds) {
+      this.calls.get(taskId)?.abort();
+      removed += (await this.reports.removeTemporaryFiles(taskId)) + (await this.reports.remove(taskId));
+    }
+    return removed;
   }
 
   /** Calls running here for jobs another instance closed (its handler took the cancel): aborted, once per poll interval. */

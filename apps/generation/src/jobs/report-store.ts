@@ -42,10 +42,16 @@ export class ReportStore {
     return fs.readFile(path.join(this.dir, `${taskId}.md`)).catch(() => undefined);
   }
 
-  /** A report that must not be kept (its task was cancelled). */
-  async remove(taskId: string): Promise<void> {
-    if (!/^[0-9a-f-]{36}$/i.test(taskId)) return;
-    await fs.rm(path.join(this.dir, `${taskId}.md`), { force: true });
+  /** A report that must not be kept (its task was cancelled, its user erased); 1 if there was one. */
+  async remove(taskId: string): Promise<number> {
+    if (!/^[0-9a-f-]{36}$/i.test(taskId)) return 0;
+    const file = path.join(this.dir, `${taskId}.md`);
+    const existed = await fs.stat(file).then(
+      () => 1,
+      () => 0,
+    );
+    await fs.rm(file, { force: true });
+    return existed;
   }
 
   async removeTemporaryFiles(taskId: string): Promise<number> {

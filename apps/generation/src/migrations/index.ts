@@ -4,6 +4,18 @@ import { generationTables } from './001-generation';
 import { refusedJobs } from './002-refused-jobs';
 import { jobTraceContext } from './003-job-trace-context';
 import { cancelledJobs } from './004-cancelled-jobs';
+import { personalData } from './005-personal-data';
+import { userDataKeysTable } from '@app/personal-data';
 
 /** In order, the outbox and inbox first; append new migrations, never edit applied ones. */
-export const generationMigrations: Migration[] = [messagingTables, generationTables, refusedJobs, outboxParking, jobTraceContext, outboxPlaces, cancelledJobs];
+export const generationMigrations: Migration[] = [
+  messagingTables,
+  generationTables,
+  refusedJobs,
+  outboxParking,
+  jobTraceContext,
+  outboxPlaces,
+  cancelledJobs,
+  userDataKeysTable,
+  personalData,
+];

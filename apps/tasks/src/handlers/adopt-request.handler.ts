@@ -7,6 +7,8 @@ import { AdoptionFacts, decideAdoption, KeyHolder, TaskSeen } from '../submit/ad
 import { claimKey, KeyScope } from '../submit/claim-key';
 import { requestHash } from '../submit/request-hash';
 import { checkInput } from '../submit/request-limits';
+import { sealInput } from '../submit/seal-input';
+import { PersonalData } from '@app/personal-data';
 import { lockUser, openTasksOf, takeOpenTaskSlot } from '../submit/user-limits';
 import { TasksConfig } from '../tasks.config';
 
@@ -19,7 +21,7 @@ const route = 'kafka task-requested';
  * taken before the open tasks are counted and the key looked up, so two requests of one user are
  * decided one after the other, on every instance.
  */
-export async function adoptRequest(event: EventOf<'TaskRequested'>, context: HandlerContext, config: TasksConfig): Promise<void> {
+export async function adoptRequest(event: EventOf<'TaskRequested'>, context: HandlerContext, config: TasksConfig, personal: PersonalData): Promise<void> {
   const { trx, publish } = context;
   const input = parsedInput(event.input);
   // The same limits as POST /tasks: an outside producer is no more trusted than an HTTP caller.
@@ -42,7 +44,7 @@ export async function adoptRequest(event: EventOf<'TaskRequested'>, context: Han
     case 'reject':
       return publish(causedBy(event, 'TaskRejected', { reason: adoption.reason, idempotencyKey: event.idempotencyKey }));
     case 'accept-again':
-      return accept(event, context);
+      return accept(await sealed(event, context, personal), context);
     case 'accept':
       // POST /tasks takes slots without the user's lock: the count read above may be one short.
       if (!(await takeOpenTaskSlot(trx, event.userId, config.userMaxOpenTasks))) {
@@ -51,9 +53,20 @@ export async function adoptRequest(event: EventOf<'TaskRequested'>, context: Han
       if (scope && hash && (await claimKey(trx, scope, hash, event.taskId, config.idempotencyTtlMs))) {
         throw new Error(`idempotency key ${scope.key} of ${event.userId} was claimed while the user was locked`);
       }
-      await applyToTask(trx, event, publish);
-      return accept(event, context);
+      const request = await sealed(event, context, personal);
+      await applyToTask(trx, request, publish);
+      return accept(request, context);
   }
+}
+
+/**
+ * The request as the task keeps it: its input sealed (the outside producer wrote it in clear, on a
+ * topic with a bounded retention; the timeline and the acceptance keep it for good).
+ */
+async function sealed(event: EventOf<'TaskRequested'>, { trx, publish }: HandlerContext, personal: PersonalData): Promise<EventOf<'TaskRequested'>> {
+  const { sealed: input, keyIssued } = await sealInput(trx, personal, event.input, { ...event, causationId: event.eventId });
+  if (keyIssued) await publish(keyIssued);
+  return { ...event, input };
 }
 
 async function accept(event: EventOf<'TaskRequested'>, { trx, publish }: HandlerContext): Promise<void> {

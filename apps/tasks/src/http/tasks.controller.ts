@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import { Caller, isAdmin, isViewer, masked } from '@app/auth';
 import { taskStates } from '@app/task-state';
 import { KNEX } from '@app/database';
+import { PERSONAL_DATA, PersonalData } from '@app/personal-data';
 import {
   BodyShape,
   CurrentCaller,
@@ -42,6 +43,7 @@ export class TasksController {
   constructor(
     @Inject(KNEX) private readonly knex: Knex,
     @Inject(TASKS_CONFIG) private readonly config: TasksConfig,
+    @Inject(PERSONAL_DATA) private readonly personal: PersonalData,
   ) {}
 
   /** The user comes from the token; a body userId must name the caller, unless the caller is an admin. */
@@ -63,7 +65,7 @@ export class TasksController {
   ) {
     const submission = validSubmission(body, caller, this.config.inputLimits);
     requireMayActFor(caller, submission.userId);
-    const result = await submitTask(this.knex, this.config, requireIdempotencyKey(key), submission);
+    const result = await submitTask(this.knex, this.config, this.personal, requireIdempotencyKey(key), submission);
     res.status(result.status).location(`/tasks/${result.body.taskId}`);
     if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
     return result.body;
@@ -95,7 +97,7 @@ export class TasksController {
   /** Another user's task is not found, as one that does not exist; a viewer sees others' inputs masked. */
   @Get(':taskId')
   async get(@CurrentCaller() caller: Caller, @Param('taskId') taskId: string) {
-    const task = visibleOrNotFound(caller, await findTask(this.knex, requireUuid(taskId, 'taskId')), (t) => t.userId, `task ${taskId}`);
+    const task = visibleOrNotFound(caller, await findTask(this.knex, requireUuid(taskId, 'taskId'), this.personal), (t) => t.userId, `task ${taskId}`);
     if (!isViewer(caller) || task.userId === caller.userId) return task;
     const timeline = task.timeline.map((e) => ('input' in e.data ? { ...e, data: { ...e.data, input: masked } } : e));
     return { ...task, input: masked, timeline };

@@ -5,6 +5,8 @@ import { taskDeadline } from './002-task-deadline';
 import { userLimits } from './003-user-limits';
 import { openTaskCounts } from './004-open-task-counts';
 import { cancelledTasks } from './005-cancelled-tasks';
+import { personalData } from './006-personal-data';
+import { userDataKeysTable } from '@app/personal-data';
 
 /** In order, the outbox and inbox first; append new migrations, never edit applied ones. */
 export const tasksMigrations: Migration[] = [
@@ -16,4 +18,6 @@ export const tasksMigrations: Migration[] = [
   openTaskCounts,
   outboxPlaces,
   cancelledTasks,
+  userDataKeysTable,
+  personalData,
 ];

@@ -181,7 +181,7 @@ async function updateTasks(trx: Knex.Transaction, changes: TaskChange[]): Promis
     `update tasks as t set facts = r.facts, state = r.state, reason = r.reason, attempts = r.attempts, report_ref = r.report_ref,
        outcome_event_id = r.outcome_event_id,
        report_type = case when r.has_request then r.report_type else t.report_type end,
-       input = case when r.has_request then r.input::jsonb else t.input end,
+       input = case when r.has_request then r.input else t.input end,
        idempotency_key = case when r.has_request then r.idempotency_key else t.idempotency_key end,
        updated_at = now()
      from jsonb_to_recordset(?::jsonb) as r(task_id uuid, facts jsonb, state text, reason text, attempts integer, report_ref text,

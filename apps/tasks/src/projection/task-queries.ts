@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { readConsistently } from '@app/database';
+import { jsonOrErased, PersonalData } from '@app/personal-data';
 
 export interface TimelineEntry {
   eventId: string;
@@ -37,8 +38,11 @@ function summary(row: TaskRow) {
   };
 }
 
-/** The task with every event applied to it, from every service, in the order they occurred. */
-export async function findTask(knex: Knex, taskId: string) {
+/**
+ * The task with every event applied to it, from every service, in the order they occurred; its input
+ * (and the inputs its request and acceptance carry) opened with the user's key, `[erased]` once it is gone.
+ */
+export async function findTask(knex: Knex, taskId: string, personal: PersonalData) {
   const read = await readConsistently(knex, async (snapshot) => {
     const row = await snapshot('tasks').where({ task_id: taskId }).first();
     const events = row
@@ -50,14 +54,20 @@ export async function findTask(knex: Knex, taskId: string) {
   });
   const { row, events } = read;
   if (!row) return undefined;
+  const payloadInput = (e: { payload: Record<string, unknown> }) => (typeof e.payload.input === 'string' ? e.payload.input : undefined);
+  const open = await personal.openerFor(knex, [row.input, ...events.map(payloadInput)]);
   const timeline: TimelineEntry[] = events.map((e) => ({
     eventId: e.event_id,
     eventType: e.event_type,
     occurredAt: new Date(e.occurred_at).toISOString(),
     producer: e.producer,
-    data: Object.fromEntries(Object.entries(e.payload as Record<string, unknown>).filter(([k]) => !envelopeKeys.has(k))),
+    data: Object.fromEntries(
+      Object.entries(e.payload as Record<string, unknown>)
+        .filter(([k]) => !envelopeKeys.has(k))
+        .map(([k, v]) => (k === 'input' && typeof v === 'string' ? [k, open(v)] : [k, v])),
+    ),
   }));
-  return { ...summary(row), input: row.input, timeline };
+  return { ...summary(row), input: row.input === null ? null : jsonOrErased(open(row.input)), timeline };
 }
 
 /** What a list may be narrowed to: one user (or everyone, for an operator), a state, a creation window. */

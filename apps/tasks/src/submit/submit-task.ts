@@ -2,13 +2,15 @@ import { ConflictException, HttpStatus, UnprocessableEntityException } from '@ne
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { newEvent } from '@app/events';
-import { traceparentFor } from '@app/messaging';
+import { addToOutbox, traceparentFor } from '@app/messaging';
+import { PersonalData } from '@app/personal-data';
 import { traceparentOf } from '@app/tracing';
 import { ProblemWithHeaders } from '@app/service';
 import { recordNewTask } from '../projection/apply-to-task';
 import { TasksConfig } from '../tasks.config';
 import { claimKey, KeyRow } from './claim-key';
 import { requestHash } from './request-hash';
+import { sealInput } from './seal-input';
 import { takeRateToken, tooManyOpenTasks } from './user-limits';
 
 export interface TaskSubmission {
@@ -28,14 +30,14 @@ const lockNotAvailable = '55P03';
 
 /**
  * POST /tasks under an Idempotency-Key: the key row (with the answer a replay gets), the task row,
- * its timeline and the TaskAccepted outbox row, and the user's open-task slot commit in one
- * transaction (three statements between its begin and its commit: the lock timeout, the key, the
- * rest), so a request that fails leaves nothing behind. A request with a key that another request
+ * its timeline and the TaskAccepted outbox row (the input sealed under the user's data key), and the
+ * user's open-task slot commit in one transaction (four statements between its begin and its commit:
+ * the lock timeout, the key, the user's data key, the rest), so a request that fails leaves nothing behind. A request with a key that another request
  * is still holding waits for it (up to the lock timeout, then 409) and then replays its answer; the
  * same key with other content is a 422. Each request takes a token from the user's rate bucket, and
  * a new task is refused while the user has too many unfinished ones (429).
  */
-export async function submitTask(knex: Knex, config: TasksConfig, key: string, submission: TaskSubmission): Promise<SubmissionResult> {
+export async function submitTask(knex: Knex, config: TasksConfig, personal: PersonalData, key: string, submission: TaskSubmission): Promise<SubmissionResult> {
   const hash = requestHash(submission);
   await takeRateToken(knex, submission.userId, config.userRateLimit, config.userRateBurst);
   try {
@@ -46,13 +48,11 @@ export async function submitTask(knex: Knex, config: TasksConfig, key: string, s
       const body = { taskId, state: 'QUEUED', userId: submission.userId, reportType: submission.reportType };
       const earlier = await claimKey(trx, scope, hash, taskId, config.idempotencyTtlMs, { status: HttpStatus.ACCEPTED, body });
       if (earlier) return replay(earlier, hash);
-      const accepted = newEvent(
-        'TaskAccepted',
-        { idempotencyKey: key, reportType: submission.reportType, input: JSON.stringify(submission.input) },
-        { taskId, userId: submission.userId, correlationId: randomUUID(), causationId: null },
-        'tasks',
-      );
+      const origin = { taskId, userId: submission.userId, correlationId: randomUUID(), causationId: null };
+      const { sealed, keyIssued } = await sealInput(trx, personal, JSON.stringify(submission.input), origin);
+      const accepted = newEvent('TaskAccepted', { idempotencyKey: key, reportType: submission.reportType, input: sealed }, origin, 'tasks');
       const traceparent = traceparentOf() ?? traceparentFor(accepted.correlationId);
+      if (keyIssued) await addToOutbox(trx, keyIssued);
       if (!(await recordNewTask(trx, accepted, traceparent, config.userMaxOpenTasks))) throw tooManyOpenTasks(submission.userId, config.userMaxOpenTasks);
       return { status: HttpStatus.ACCEPTED, body, replayed: false };
     });

@@ -1,7 +1,7 @@
 // Generated from schemas/*.avsc by `npm run codegen`; do not edit. A unit test fails when it drifts.
 import type { Envelope } from '../envelope';
 
-export const eventTypes = ['GenerationFailed', 'GenerationRetryScheduled', 'GenerationStarted', 'GenerationSucceeded', 'NotificationSent', 'QuotaDebited', 'QuotaRefunded', 'QuotaRejected', 'TaskAccepted', 'TaskCancelRejected', 'TaskCancelRequested', 'TaskCancelled', 'TaskCompleted', 'TaskFailed', 'TaskRejected', 'TaskRequested', 'TaskTimedOut'] as const;
+export const eventTypes = ['GenerationFailed', 'GenerationRetryScheduled', 'GenerationStarted', 'GenerationSucceeded', 'NotificationSent', 'QuotaDebited', 'QuotaRefunded', 'QuotaRejected', 'TaskAccepted', 'TaskCancelRejected', 'TaskCancelRequested', 'TaskCancelled', 'TaskCompleted', 'TaskFailed', 'TaskRejected', 'TaskRequested', 'TaskTimedOut', 'UserDataErased', 'UserDataKey', 'UserErasureRequested'] as const;
 export type EventType = (typeof eventTypes)[number];
 
 /** A permanent error, or the retries are spent. Triggers the quota refund. */
@@ -66,7 +66,7 @@ export interface TaskAccepted extends Envelope<'TaskAccepted'> {
   /** The submitter's key, scoped per user. */
   idempotencyKey: null | string;
   reportType: string;
-  /** The report's input as a JSON object text. */
+  /** The report's input as a JSON object text, sealed under its user's data key since version 2: sealed:v1:<data key id>:<AES-256-GCM sealed text> (docs/privacy.md). A value written before sealing is the JSON text itself; readers pass it through. */
   input: string;
 }
 
@@ -123,6 +123,26 @@ export interface TaskTimedOut extends Envelope<'TaskTimedOut'> {
   reason: string;
 }
 
+/** A service erased what it kept of a user’s personal data for an erasure: the tasks service counts the answers to tell the erasure’s status. */
+export interface UserDataErased extends Envelope<'UserDataErased'> {
+  /** quota, generation or notification. */
+  service: string;
+  /** How many personal items (keys, inputs, reports, webhooks) it removed. */
+  erased: number;
+}
+
+/** A user’s data key, as the tasks service issued it (wrapped under the operator’s master key), or its erasure (wrappedKey null). On the compacted topic user-data-key, keyed by the key’s id: compaction keeps the last record of each key, so an erased key’s wrapped bytes leave the topic. Readable by the tasks and generation principals only. */
+export interface UserDataKey extends Envelope<'UserDataKey'> {
+  /** wrapped:v1:<master key id>:<sealed key>; null once the user was erased. */
+  wrappedKey: null | string;
+}
+
+/** An admin asked for a user’s personal data to be erased (DELETE /users/{userId}/data): every service deletes its copies of the user’s key and personal rows, and answers UserDataErased. */
+export interface UserErasureRequested extends Envelope<'UserErasureRequested'> {
+  /** The admin who asked. */
+  requestedBy: string;
+}
+
 export type DomainEvent =
   | GenerationFailed
   | GenerationRetryScheduled
@@ -140,4 +160,7 @@ export type DomainEvent =
   | TaskFailed
   | TaskRejected
   | TaskRequested
-  | TaskTimedOut;
+  | TaskTimedOut
+  | UserDataErased
+  | UserDataKey
+  | UserErasureRequested;

@@ -13,7 +13,7 @@ export type ServicePrincipal = 'tasks' | 'quota' | 'generation' | 'notification'
  */
 export const serviceEvents: Record<ServicePrincipal, { produces: EventType[]; consumes: EventType[] }> = {
   tasks: {
-    produces: ['TaskAccepted', 'TaskRejected', 'TaskCompleted', 'TaskFailed', 'TaskTimedOut', 'TaskCancelled', 'TaskCancelRejected'],
+    produces: ['TaskAccepted', 'TaskRejected', 'TaskCompleted', 'TaskFailed', 'TaskTimedOut', 'TaskCancelled', 'TaskCancelRejected', 'UserDataKey', 'UserErasureRequested'],
     consumes: [
       'TaskRequested',
       'TaskCancelRequested',
@@ -25,17 +25,18 @@ export const serviceEvents: Record<ServicePrincipal, { produces: EventType[]; co
       'GenerationFailed',
       'QuotaRefunded',
       'NotificationSent',
+      'UserDataErased',
     ],
   },
   quota: {
-    produces: ['QuotaDebited', 'QuotaRejected', 'QuotaRefunded'],
-    consumes: ['TaskAccepted', 'GenerationSucceeded', 'GenerationFailed', 'TaskTimedOut', 'TaskCancelled'],
+    produces: ['QuotaDebited', 'QuotaRejected', 'QuotaRefunded', 'UserDataErased'],
+    consumes: ['TaskAccepted', 'GenerationSucceeded', 'GenerationFailed', 'TaskTimedOut', 'TaskCancelled', 'UserErasureRequested'],
   },
   generation: {
-    produces: ['GenerationStarted', 'GenerationRetryScheduled', 'GenerationSucceeded', 'GenerationFailed'],
-    consumes: ['TaskAccepted', 'QuotaDebited', 'QuotaRejected', 'TaskTimedOut', 'TaskCancelled'],
+    produces: ['GenerationStarted', 'GenerationRetryScheduled', 'GenerationSucceeded', 'GenerationFailed', 'UserDataErased'],
+    consumes: ['TaskAccepted', 'QuotaDebited', 'QuotaRejected', 'TaskTimedOut', 'TaskCancelled', 'UserDataKey', 'UserErasureRequested'],
   },
-  notification: { produces: ['NotificationSent'], consumes: ['TaskCompleted', 'TaskFailed'] },
+  notification: { produces: ['NotificationSent', 'UserDataErased'], consumes: ['TaskCompleted', 'TaskFailed', 'UserErasureRequested'] },
 };
 
 /** The outside world's topics: it requests and cancels, and reads outcomes and refusals. */

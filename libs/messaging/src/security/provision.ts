@@ -1,7 +1,7 @@
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Admin, Kafka, ResourcePatternTypes } from 'kafkajs';
-import { EventType, eventTypes, topicFor } from '@app/events';
+import { EventType, eventTypes, keyEventTypes, topicFor } from '@app/events';
 import { deadLetterTopicFor, redriveLogTopic } from '../dead-letters';
-import { outsideRequestRetentionMs } from '../messaging.config';
+import { keyCompactionAfterMs, outsideRequestRetentionMs } from '../messaging.config';
 import { ensureTopics } from '../topics';
 import { externalEvents, KafkaPrincipal, serviceEvents, ServicePrincipal } from './kafka-principals';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,8 +17,8 @@ interface Grant {
 /**
  * Least privilege, as a list: each service writes the topics of the events it produces and its own
  * dead letters, reads what it consumes, in its own group, and creates nothing; `external` requests
- * and reads outcomes; `auditor` reads every event topic; `console` reads dead letters and writes
- * event topics (re-drives). Names carry the topic prefix, so ACLs on prefixed topics are literal (a
+ * and reads outcomes; `auditor` reads every event topic but the keys'; `console` reads dead letters and writes
+ * event topics but the keys' (re-drives). Names carry the topic prefix, so ACLs on prefixed topics are literal (a
  * PREFIXED ACL on "task-requested" would not match "t1.task-requested").
  */
 export function aclPlan(prefix: string): Grant[] {
@@ -33,7 +33,8 @@ export function aclPlan(prefix: string): Grant[] {
   for (const type of externalEvents.produces) grants.push({ principal: 'external', resource: 'topic', name: topic(type), operation: 'WRITE' });
   for (const type of externalEvents.consumes) grants.push({ principal: 'external', resource: 'topic', name: topic(type), operation: 'READ' });
   grants.push({ principal: 'external', resource: 'group', name: `${prefix}external-`, prefixed: true, operation: 'READ' });
-  for (const type of eventTypes) {
+  // The keys' topic is for the services that need the keys: an auditor or a re-drive has no use for them.
+  for (const type of eventTypes.filter((t) => !(keyEventTypes as readonly string[]).includes(t))) {
     grants.push({ principal: 'auditor', resource: 'topic', name: topic(type), operation: 'READ' });
     grants.push({ principal: 'console', resource: 'topic', name: topic(type), operation: 'WRITE' });
   }
@@ -57,13 +58,19 @@ export async function provisionTopicsAndAcls(
   prefix = '',
   partitions = 3,
   requestRetentionMs = outsideRequestRetentionMs(process.env),
+  keyCompactionMs = keyCompactionAfterMs(process.env),
 ): Promise<'acls granted' | 'no authorizer'> {
   // Outside requests carry the user's input in plaintext, and tasks' dead letters may hold copies of
   // them: both keep it for a bounded time (docs/privacy.md); every other topic keeps everything.
   const bounded = (topic: string) =>
     topic === topicFor('TaskRequested', prefix) || topic === deadLetterTopicFor(`${prefix}tasks`) ? requestRetentionMs : undefined;
   await ensureTopics(adminKafka, [
-    ...eventTypes.map((type) => ({ topic: topicFor(type, prefix), partitions, retentionMs: bounded(topicFor(type, prefix)) })),
+    ...eventTypes.map((type) => ({
+      topic: topicFor(type, prefix),
+      partitions,
+      retentionMs: bounded(topicFor(type, prefix)),
+      compactAfterMs: (keyEventTypes as readonly string[]).includes(type) ? keyCompactionMs : undefined,
+    })),
     ...Object.keys(serviceEvents).map((service) => ({
       topic: deadLetterTopicFor(`${prefix}${service}`),
       partitions: 1,
