@@ -20,7 +20,10 @@ describe('each path of a report request, end to end', () => {
     expect(task).toMatchObject({ state: 'SUCCESS', attempts: 1, reason: null, reportRef: `/generations/${body.taskId}/report` });
     expect(types(task)).toEqual(['TaskAccepted', 'QuotaDebited', 'GenerationStarted', 'GenerationSucceeded', 'TaskCompleted', 'NotificationSent']);
     expect(await platform.quota('success-user')).toMatchObject({ balance: 1, debited: 1, refunded: 0 });
-    expect(fs.readFileSync(path.join(platform.reportsDir, `${body.taskId}.md`), 'utf8')).toContain('numbers');
+    // Stored sealed under the user's data key (docs/privacy.md): the file holds nothing of the report's text.
+    const stored = fs.readFileSync(path.join(platform.reportsDir, `${body.taskId}.md`), 'utf8');
+    expect(stored).toMatch(/^sealed:v1:/);
+    expect(stored).not.toContain('numbers');
     // The report is fetched where reportRef points: by its owner and an admin, not by another user.
     const fetchReport = async (headers: Record<string, string>) => fetch(`${platform.url('generation')}${task.reportRef}`, { headers });
     const own = await fetchReport(await authAs('success-user'));

@@ -122,8 +122,9 @@ describe('traces', () => {
     expect(expected.map((hop) => hops.indexOf(hop))).toEqual([...expected.map((hop) => hops.indexOf(hop))].sort((a, b) => a - b));
     // The worker's claim publishes GenerationStarted in the task's trace too, once per attempt.
     expect(trace.filter((s) => s.name === 'publish generationstarted')).toHaveLength(2);
+    // Every event's span names its task; the user's data key, issued with their first task, names the key (its Kafka key).
     for (const span of trace.filter((s) => /^(publish|process) /.test(s.name))) {
-      expect(span.tags).toMatchObject({ taskId, eventType: expect.any(String), eventId: expect.any(String) });
+      expect(span.tags).toMatchObject({ taskId: span.name.endsWith(' userdatakey') ? expect.any(String) : taskId, eventId: expect.any(String) });
     }
   });
 
