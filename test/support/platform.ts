@@ -44,7 +44,11 @@ export class Platform {
   private readonly apps = new Map<AppName, RunningService>();
   private readonly extras: RunningService[] = [];
 
-  constructor(private readonly settings: NodeJS.ProcessEnv = {}) {}
+  constructor(
+    private readonly settings: NodeJS.ProcessEnv = {},
+    /** How long this world's task-requested (and tasks' dead letters) keep records: TASK_REQUESTED_RETENTION's default unless given. */
+    private readonly requestRetentionMs?: number,
+  ) {}
 
   url(name: AppName): string {
     return `http://127.0.0.1:${this.apps.get(name)!.port}`;
@@ -55,7 +59,7 @@ export class Platform {
   }
 
   async start(): Promise<this> {
-    await this.env.provision();
+    await this.env.provision(this.requestRetentionMs);
     await this.startApp('model-simulator', await freePort());
     for (const name of serviceNames) this.apps.set(name, startService(name, await freePort(), this.envFor(name)));
     await Promise.all(serviceNames.map((name) => waitForHealth(this.apps.get(name)!)));

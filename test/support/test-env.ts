@@ -29,8 +29,9 @@ export class TestEnv {
   }
 
   /** This world's topics, every principal's ACLs on them and every event's schema, made as admin (as stack:up does for no prefix). */
-  async provision(): Promise<void> {
-    await provisionTopicsAndAcls(createKafka('test-provisioning', [defaults.kafkaBrokers], { sasl: undefined, ...adminSasl() }), this.topicPrefix);
+  async provision(requestRetentionMs?: number): Promise<void> {
+    const kafka = createKafka('test-provisioning', [defaults.kafkaBrokers], { sasl: undefined, ...adminSasl() });
+    await provisionTopicsAndAcls(kafka, this.topicPrefix, undefined, requestRetentionMs);
     await registerSchemas(new EventCodec(defaults.schemaRegistryUrl, this.topicPrefix, { auth: localRegistryCredentials('admin') }));
   }
 
