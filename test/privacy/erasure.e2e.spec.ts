@@ -72,16 +72,23 @@ describe('erasing a user', () => {
     await waitFor(async () => (await platform.get('tasks', '/tasks?userId=*&limit=100')).items.length === 4, { what: 'the four tasks listed' });
     await platform.consumersCaughtUp();
 
-    // Then before the erasure: in clear only on the outside requests' topic and tasks' dead letters (bounded retention)
-    const before = await everyStore(platform, zipkin, started);
+    // Then before the erasure (the services' spans exported): in clear only on the outside requests' topic and tasks' dead letters (bounded retention)
+    const before = await waitFor(
+      async () => {
+        const stores = await everyStore(platform, zipkin, started);
+        return ['traces tasks', 'traces generation'].every((store) => storesHolding(stores, succeeded).includes(store)) && stores;
+      },
+      { what: 'the spans of the tasks in the trace store', timeoutMs: 30_000, intervalMs: 1_000 },
+    );
     expect(storesHolding(before, canary)).toEqual(allowedBeforeRetention);
     expect(storesHolding(before, reportText)).toEqual([]);
     expect(storesHolding(before, outsideReport)).toEqual([]);
-    // (the search reads every store: each holds what it should, the user's id and tasks)
-    for (const store of ['database tasks', 'database quota', 'database generation', 'database notification', 'log tasks', 'traces tasks', 'topic task-accepted']) {
+    // (the search reads every store: each holds what it should, the user's id and tasks, and each log its service's lines)
+    for (const store of ['database tasks', 'database quota', 'database generation', 'database notification', 'topic task-accepted']) {
       expect(storesHolding(before, user)).toContain(store);
     }
-    expect(storesHolding(before, succeeded)).toContain(`reports ${succeeded}.md`);
+    expect(before.map((s) => s.store)).toContain(`reports ${succeeded}.md`);
+    expect(storesHolding(before, 'schemas found')).toEqual(['log generation', 'log notification', 'log quota', 'log tasks']);
     expect((await platform.task(succeeded)).input).toEqual({ text: canary });
 
     // When an admin erases the user (a viewer or the user cannot)

@@ -40,7 +40,7 @@ export async function eraseUser(knex: Knex, config: TasksConfig, adminId: string
     const inputs = await trx('tasks').where({ user_id: userId }).whereNot({ input: erased }).update({ input: erased });
     await trx.raw(
       `update task_timeline set payload = jsonb_set(payload, '{input}', to_jsonb(?::text))
-       where payload ? 'input' and task_id in (select task_id from tasks where user_id = ?)`,
+       where payload->>'input' is not null and task_id in (select task_id from tasks where user_id = ?)`,
       [erased, userId],
     );
     const origin = (taskId: string) => ({ taskId, userId, correlationId: erasureId, causationId: null });
