@@ -89,7 +89,7 @@ export async function runCampaign(rootDir: string, options: CampaignOptions, log
     history.record({ kind: 'phase', at: Date.now(), phase: convergenceMs === null ? 'settle-timeout' : 'settled', detail: { convergenceMs } });
     history.close();
     const entries = readHistory(runDir);
-    const evidence = await gatherEvidence(stack, admin, cluster.url('quota'), entries, workload.users, granted);
+    const evidence = await gatherEvidence(stack, admin, { quota: cluster.url('quota'), tasks: cluster.url('tasks') }, entries, workload.users, granted);
     saveEvidence(runDir, evidence);
     const report = reportOf(options, runDir, entries, checkInvariants(evidence), nemesis.applied, convergenceMs);
     fs.writeFileSync(path.join(runDir, 'report.json'), JSON.stringify(report, null, 2));

@@ -11,7 +11,7 @@ import { databaseUrlFor } from '../stack/postgres';
 import { registryUrl, StackConfig } from '../stack/stack.config';
 import { services } from './cluster';
 import type { Evidence } from './invariants';
-import type { HistoryEntry } from './history';
+import type { EraseOp, HistoryEntry } from './history';
 import { retry } from '@app/timing';
 
 /**
@@ -32,7 +32,7 @@ export async function decodeOrNull(codec: EventCodec, value: Buffer | null, type
 export async function gatherEvidence(
   stack: StackConfig,
   kafka: Kafka,
-  quotaUrl: string,
+  urls: { quota: string; tasks: string },
   history: HistoryEntry[],
   users: string[],
   granted: number,
@@ -89,11 +89,34 @@ export async function gatherEvidence(
   }
   const token = await signLocalToken({ userId: 'chaos-checker', roles: ['admin'], stackDir: stack.stackDir });
   for (const user of users) {
-    const response = await fetch(`${quotaUrl}/quota/${user}`, { headers: { authorization: `Bearer ${token}` } });
+    const response = await fetch(`${urls.quota}/quota/${user}`, { headers: { authorization: `Bearer ${token}` } });
     const body = (await response.json()) as { balance: number };
     evidence.balances.push({ user, balance: body.balance });
   }
+  evidence.erasures = await erasuresSeen(urls.tasks, token, history);
   return evidence;
+}
+
+/** Each user erased with a 202: their erasure's status and their tasks' inputs, as the tasks service shows them to an admin. */
+async function erasuresSeen(tasksUrl: string, token: string, history: HistoryEntry[]): Promise<NonNullable<Evidence['erasures']>> {
+  const get = async <T>(path: string): Promise<T | null> => {
+    const response = await fetch(`${tasksUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    return response.ok ? ((await response.json()) as T) : null;
+  };
+  const erased = [...new Set(history.filter((h): h is EraseOp => h.kind === 'erase' && h.status === 202).map((h) => h.user))];
+  return Promise.all(
+    erased.map(async (user) => {
+      const erasure = await get<{ status: string; requestedAt: string }>(`/users/${user}/data`);
+      const list = (await get<{ items: Array<{ taskId: string }> }>(`/tasks?userId=${user}&limit=100`))?.items ?? [];
+      const tasks = await Promise.all(
+        list.map(async ({ taskId }) => {
+          const task = await get<{ createdAt: string; input: unknown }>(`/tasks/${taskId}`);
+          return { taskId, createdAt: task?.createdAt ?? '', input: task?.input ?? null };
+        }),
+      );
+      return { user, status: erasure?.status ?? null, requestedAt: erasure?.requestedAt ?? null, tasks };
+    }),
+  );
 }
 
 export function saveEvidence(runDir: string, evidence: Evidence): void {

@@ -48,6 +48,16 @@ export interface CancelOp {
   error?: string;
 }
 
+/** A DELETE /users/{userId}/data of an idle user, by an admin, and its answer (202: erasing). */
+export interface EraseOp {
+  kind: 'erase';
+  at: number;
+  user: string;
+  status: number;
+  erasureId?: string;
+  error?: string;
+}
+
 /** A webhook registered for a user. */
 export interface WebhookOp {
   kind: 'webhook';
@@ -101,7 +111,7 @@ export interface PhaseEntry {
   detail?: Record<string, unknown>;
 }
 
-export type HistoryEntry = SubmitOp | PublishOp | CancelOp | WebhookOp | FaultEntry | EffectEntry | DeliveryEntry | PhaseEntry;
+export type HistoryEntry = SubmitOp | PublishOp | CancelOp | EraseOp | WebhookOp | FaultEntry | EffectEntry | DeliveryEntry | PhaseEntry;
 
 /** Appends entries to `history.jsonl`, one JSON object per line, as they happen. */
 export class History {

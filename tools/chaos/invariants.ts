@@ -22,6 +22,8 @@ export interface Evidence {
   acknowledged: Array<{ by: string; eventId: string; topic: string; partition: number | null; offset: number | null }>;
   balances: Array<{ user: string; balance: number }>;
   granted: number;
+  /** Each erased user's latest erasure (as GET /users/{userId}/data tells it) and their tasks' inputs as GET /tasks/{id} shows them. */
+  erasures?: Array<{ user: string; status: string | null; requestedAt: string | null; tasks: Array<{ taskId: string; createdAt: string; input: unknown }> }>;
 }
 
 export interface InvariantResult {
@@ -195,6 +197,16 @@ export function checkInvariants(evidence: Evidence): InvariantResult[] {
     'FAULTS_TAKE_EFFECT',
     'every cluster fault was seen through the Admin API while it lasted (a leader moved, a broker left the in-sync replicas, the controller moved)',
     effects.filter((e) => e.seen === null && !e.cutShort).map((e) => `fault ${e.id} ${e.fault} was never seen${e.lastError ? ` (${e.lastError})` : ''}`),
+  );
+  report(
+    'ERASURES_COMPLETE',
+    'an erasure answered 202 ends ERASED (every service answered), and every task its user had before it reads input "[erased]"',
+    (evidence.erasures ?? []).flatMap((e) => [
+      ...(e.status === 'ERASED' ? [] : [`${e.user}: erasure ${e.status ?? 'not found'}`]),
+      ...e.tasks
+        .filter((t) => e.requestedAt !== null && t.createdAt < e.requestedAt && t.input !== '[erased]')
+        .map((t) => `${e.user}: task ${t.taskId} still shows its input`),
+    ]),
   );
   report('EVENTS_DECODE', 'every message on an event topic decodes', evidence.undecodable > 0 ? [`${evidence.undecodable} undecodable`] : []);
   return results;

@@ -126,4 +126,35 @@ describe('the campaign checker', () => {
       CANCELLED_TASK_NOT_CHARGED: 1,
     });
   });
+
+  it('counts an erasure that never ended, and a task from before it that still shows its input; leaves the user events out of the task checks', () => {
+    const erasureId = randomUUID();
+    const erasureOrigin = { taskId: erasureId, userId: 'idle', correlationId: erasureId, causationId: null };
+    const requested = { event: newEvent('UserErasureRequested', { requestedBy: 'op' }, erasureOrigin, 'tasks'), topic: topicFor('UserErasureRequested'), partition: 0, offset: 0 };
+    // Three services answer the same cause with the same type: not an effect repeated, as it would be for a task.
+    const answers = ['quota', 'generation', 'notification'].map((service, i) => ({
+      event: newEvent('UserDataErased', { service, erased: 0 }, { ...erasureOrigin, causationId: requested.event.eventId }, service),
+      topic: topicFor('UserDataErased'),
+      partition: 0,
+      offset: i,
+    }));
+    const erased = (status: string, input: unknown): Evidence => ({
+      ...healthy,
+      events: [...healthy.events, requested, ...answers],
+      erasures: [
+        {
+          user: 'idle',
+          status,
+          requestedAt: '2026-12-03T10:00:00.000Z',
+          tasks: [
+            { taskId: 'before', createdAt: '2026-12-03T09:59:00.000Z', input },
+            { taskId: 'after', createdAt: '2026-12-03T10:01:00.000Z', input: { n: 1 } },
+          ],
+        },
+      ],
+    });
+    expect(violated(erased('ERASED', '[erased]'))).toEqual({});
+    expect(violated(erased('ERASING', '[erased]'))).toEqual({ ERASURES_COMPLETE: 1 });
+    expect(violated(erased('ERASED', { n: 1 }))).toEqual({ ERASURES_COMPLETE: 1 });
+  });
 });
