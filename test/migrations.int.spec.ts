@@ -8,7 +8,22 @@ import { tasksMigrations } from '../apps/tasks/src/migrations';
 import { TestEnv } from './support/test-env';
 
 const services: Array<[ServiceName, Migration[], string[]]> = [
-  ['tasks', tasksMigrations, ['inbox', 'outbox', 'tasks', 'task_timeline', 'idempotency_keys', 'rate_buckets', 'user_open_tasks', 'user_data_keys', 'user_erasures', 'user_erasure_answers']],
+  [
+    'tasks',
+    tasksMigrations,
+    [
+      'inbox',
+      'outbox',
+      'tasks',
+      'task_timeline',
+      'idempotency_keys',
+      'rate_buckets',
+      'user_open_tasks',
+      'user_data_keys',
+      'user_erasures',
+      'user_erasure_answers',
+    ],
+  ],
   ['quota', quotaMigrations, ['inbox', 'outbox', 'quota_accounts', 'quota_ledger']],
   ['generation', generationMigrations, ['inbox', 'outbox', 'generation_jobs', 'generation_attempts', 'user_data_keys', 'erased_data_keys']],
   ['notification', notificationMigrations, ['inbox', 'outbox', 'notifications', 'webhooks']],

@@ -37,7 +37,7 @@ describe('the data keys a service keeps', () => {
   it('finds keys by id, keeps another service’s key as it came, and once a user is forgotten reads their fields as erased', async () => {
     const { dataKey, wrapped } = await db.transaction((trx) => userDataKey(trx, 'bob', master));
     const sealed = sealText('canary-bob', dataKey);
-    await keepDataKey(db, { keyId: dataKey.keyId, userId: 'bob', wrapped }); // a copy already kept stays
+    await keepDataKey(db, { keyId: dataKey.keyId, userId: 'bob', wrapped }); // the same copy again changes nothing
     const found = await dataKeysByIds(db, [dataKey.keyId], master);
     expect(openText(sealed, (id) => found.get(id))).toBe('canary-bob');
 

@@ -45,7 +45,10 @@ describe('erasing a user', () => {
   }
 
   async function erase(userId: string, key: string) {
-    const response = await fetch(`${platform.url('tasks')}/users/${userId}/data`, { method: 'DELETE', headers: { 'idempotency-key': key, ...(await asAdmin()) } });
+    const response = await fetch(`${platform.url('tasks')}/users/${userId}/data`, {
+      method: 'DELETE',
+      headers: { 'idempotency-key': key, ...(await asAdmin()) },
+    });
     return { status: response.status, location: response.headers.get('location'), body: (await response.json()) as JsonBody };
   }
 
@@ -61,7 +64,12 @@ describe('erasing a user', () => {
     const outside = randomUUID();
     const codec = new EventCodec(defaults.schemaRegistryUrl, platform.env.topicPrefix);
     const origin = { taskId: outside, userId: user, correlationId: randomUUID(), causationId: null };
-    await publishOutside(await codec.encode(newEvent('TaskRequested', { idempotencyKey: 'outside-1', reportType: 'summary', input: JSON.stringify({ text: canary }) }, origin, 'partner')), outside);
+    await publishOutside(
+      await codec.encode(
+        newEvent('TaskRequested', { idempotencyKey: 'outside-1', reportType: 'summary', input: JSON.stringify({ text: canary }) }, origin, 'partner'),
+      ),
+      outside,
+    );
     await publishOutside(Buffer.from(`not an event: ${canary}`), randomUUID());
     const kept = (await platform.submit('kept-user', { text: otherCanary })).body.taskId as string;
     for (const taskId of [succeeded, failed, outside, kept]) await platform.settled(taskId);
@@ -92,7 +100,9 @@ describe('erasing a user', () => {
     expect((await platform.task(succeeded)).input).toEqual({ text: canary });
 
     // When an admin erases the user (a viewer or the user cannot)
-    expect((await fetch(`${platform.url('tasks')}/users/${user}/data`, { method: 'DELETE', headers: { 'idempotency-key': 'e0', ...(await authAs(user)) } })).status).toBe(403);
+    expect(
+      (await fetch(`${platform.url('tasks')}/users/${user}/data`, { method: 'DELETE', headers: { 'idempotency-key': 'e0', ...(await authAs(user)) } })).status,
+    ).toBe(403);
     const erasure = await erase(user, 'erase-1');
     expect(erasure).toMatchObject({ status: 202, location: `/users/${user}/data`, body: { userId: user, status: 'ERASING' } });
     expect((await erase(user, 'erase-1')).body.erasureId).toBe(erasure.body.erasureId); // the same key replays

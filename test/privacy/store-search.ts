@@ -22,7 +22,13 @@ export interface StoreBytes {
  * store holds for the services.
  */
 export async function everyStore(platform: Platform, zipkin: string, sinceMs: number): Promise<StoreBytes[]> {
-  return [...(await topics(platform.kafka, platform.env.topicPrefix)), ...(await databases(platform)), ...reports(platform.reportsDir), ...logs(platform), ...(await traces(zipkin, sinceMs))];
+  return [
+    ...(await topics(platform.kafka, platform.env.topicPrefix)),
+    ...(await databases(platform)),
+    ...reports(platform.reportsDir),
+    ...logs(platform),
+    ...(await traces(zipkin, sinceMs)),
+  ];
 }
 
 /** The stores whose bytes hold `needle`, by name. */
@@ -39,7 +45,10 @@ async function topics(kafka: Kafka, prefix: string): Promise<StoreBytes[]> {
   const records: StoreBytes[] = [];
   await readToEnd(kafka, names, ({ topic, message }) => {
     const headers = Object.entries(message.headers ?? {}).map(([name, value]) => Buffer.concat([Buffer.from(name), Buffer.from(String(value ?? ''))]));
-    records.push({ store: `topic ${topic.slice(prefix.length)}`, bytes: Buffer.concat([message.key ?? Buffer.alloc(0), message.value ?? Buffer.alloc(0), ...headers]) });
+    records.push({
+      store: `topic ${topic.slice(prefix.length)}`,
+      bytes: Buffer.concat([message.key ?? Buffer.alloc(0), message.value ?? Buffer.alloc(0), ...headers]),
+    });
   });
   return records;
 }
@@ -47,7 +56,10 @@ async function topics(kafka: Kafka, prefix: string): Promise<StoreBytes[]> {
 async function databases(platform: Platform): Promise<StoreBytes[]> {
   return Promise.all(
     serviceNames.map(async (service) => {
-      const { stdout } = await run('pg_dump', ['--data-only', '--dbname', platform.env.databaseUrl(service)], { maxBuffer: 256 * 1024 * 1024, encoding: 'buffer' });
+      const { stdout } = await run('pg_dump', ['--data-only', '--dbname', platform.env.databaseUrl(service)], {
+        maxBuffer: 256 * 1024 * 1024,
+        encoding: 'buffer',
+      });
       return { store: `database ${service}`, bytes: stdout };
     }),
   );
@@ -57,7 +69,10 @@ function reports(dir: string): StoreBytes[] {
   return fs
     .readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
-    .map((entry) => ({ store: `reports ${path.relative(dir, path.join(entry.parentPath, entry.name))}`, bytes: fs.readFileSync(path.join(entry.parentPath, entry.name)) }));
+    .map((entry) => ({
+      store: `reports ${path.relative(dir, path.join(entry.parentPath, entry.name))}`,
+      bytes: fs.readFileSync(path.join(entry.parentPath, entry.name)),
+    }));
 }
 
 function logs(platform: Platform): StoreBytes[] {

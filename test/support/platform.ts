@@ -66,9 +66,9 @@ export class Platform {
     return this;
   }
 
-  /** Starts (or starts again, on the same port) one app and waits until it is healthy. */
-  async startApp(name: AppName, port = this.apps.get(name)?.port): Promise<RunningService> {
-    const app = startService(name, port ?? (await freePort()), this.envFor(name));
+  /** Starts (or starts again, on the same port) one app, with `settings` of its own, and waits until it is healthy. */
+  async startApp(name: AppName, port = this.apps.get(name)?.port, settings: NodeJS.ProcessEnv = {}): Promise<RunningService> {
+    const app = startService(name, port ?? (await freePort()), { ...this.envFor(name), ...settings });
     this.apps.set(name, app);
     await waitForHealth(app);
     return app;

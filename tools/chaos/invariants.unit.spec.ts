@@ -130,7 +130,12 @@ describe('the campaign checker', () => {
   it('counts an erasure that never ended, and a task from before it that still shows its input; leaves the user events out of the task checks', () => {
     const erasureId = randomUUID();
     const erasureOrigin = { taskId: erasureId, userId: 'idle', correlationId: erasureId, causationId: null };
-    const requested = { event: newEvent('UserErasureRequested', { requestedBy: 'op' }, erasureOrigin, 'tasks'), topic: topicFor('UserErasureRequested'), partition: 0, offset: 0 };
+    const requested = {
+      event: newEvent('UserErasureRequested', { requestedBy: 'op' }, erasureOrigin, 'tasks'),
+      topic: topicFor('UserErasureRequested'),
+      partition: 0,
+      offset: 0,
+    };
     // Three services answer the same cause with the same type: not an effect repeated, as it would be for a task.
     const answers = ['quota', 'generation', 'notification'].map((service, i) => ({
       event: newEvent('UserDataErased', { service, erased: 0 }, { ...erasureOrigin, causationId: requested.event.eventId }, service),

@@ -73,7 +73,8 @@ export class Workload {
 
   /** Tokens for every user; a webhook for every other one. */
   async prepare(): Promise<void> {
-    for (const user of [...this.users, ...this.idleUsers]) this.tokens.set(user, await signLocalToken({ userId: user, ttl: '6h', stackDir: this.stack.stackDir }));
+    for (const user of [...this.users, ...this.idleUsers])
+      this.tokens.set(user, await signLocalToken({ userId: user, ttl: '6h', stackDir: this.stack.stackDir }));
     this.tokens.set(eraser, await signLocalToken({ userId: eraser, roles: ['admin'], ttl: '6h', stackDir: this.stack.stackDir }));
     for (const user of this.users.filter((_, i) => i % 2 === 0)) {
       const response = await fetch(`${this.cluster.url('notification')}/users/${user}/webhook`, {

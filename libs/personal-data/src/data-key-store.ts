@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Migration } from '@app/database';
-import { DataKey, newDataKey, unwrapDataKey, wrapDataKey } from './data-keys';
+import { DataKey, newDataKey, rewrapDataKey, unwrapDataKey, wrapDataKey } from './data-keys';
 import { MasterKeys } from './master-keys';
 
 /** The data keys a service keeps, wrapped: one per user. Erasing a user deletes its row. */
@@ -47,9 +47,15 @@ export async function userDataKey(trx: Knex.Transaction, userId: string, master:
   return { dataKey: unwrapDataKey(row.wrapped, { keyId: row.key_id, userId }, master), wrapped: row.wrapped, issued: false };
 }
 
-/** A key another service issued, kept as it came (wrapped); a copy already kept stays. */
+/**
+ * A key another service issued, kept as it came (wrapped); a copy already kept takes its new wrapping
+ * (a rotation). The issuer makes a user a new key only once their old one was erased: another key of
+ * the user still kept here is that one, its erasure not arrived yet (it may travel on another
+ * partition), and goes now.
+ */
 export async function keepDataKey(db: Knex, key: { keyId: string; userId: string; wrapped: string }): Promise<void> {
-  await db('user_data_keys').insert({ key_id: key.keyId, user_id: key.userId, wrapped: key.wrapped }).onConflict('key_id').ignore();
+  await db('user_data_keys').where({ user_id: key.userId }).whereNot({ key_id: key.keyId }).delete();
+  await db('user_data_keys').insert({ key_id: key.keyId, user_id: key.userId, wrapped: key.wrapped }).onConflict('key_id').merge(['wrapped']);
 }
 
 /** The keys of these ids this service keeps, unwrapped; an id it does not keep (erased) is absent. */
@@ -68,4 +74,20 @@ export async function forgetDataKeys(db: Knex, userId: string): Promise<string[]
 /** Forgets one key (its erasure came from the service that issued it). */
 export async function forgetDataKey(db: Knex, keyId: string): Promise<number> {
   return db('user_data_keys').where({ key_id: keyId }).delete();
+}
+
+/**
+ * Master key rotation: every key this service keeps that is wrapped under another master key is
+ * wrapped again under the current one. The keys rewrapped, for the issuer to send on (so that every
+ * other copy follows, and the old master key can retire).
+ */
+export async function rewrapStoredKeys(trx: Knex.Transaction, master: MasterKeys): Promise<Array<{ keyId: string; userId: string; wrapped: string }>> {
+  const rows: KeyRow[] = await trx('user_data_keys').whereNot('wrapped', 'like', `wrapped:v1:${master.current}:%`).forUpdate();
+  const rewrapped = rows.map((row) => ({
+    keyId: row.key_id,
+    userId: row.user_id,
+    wrapped: rewrapDataKey(row.wrapped, { keyId: row.key_id, userId: row.user_id }, master),
+  }));
+  for (const key of rewrapped) await trx('user_data_keys').where({ key_id: key.keyId }).update({ wrapped: key.wrapped });
+  return rewrapped;
 }

@@ -45,7 +45,7 @@ export async function adoptRequest(event: EventOf<'TaskRequested'>, context: Han
       return publish(causedBy(event, 'TaskRejected', { reason: adoption.reason, idempotencyKey: event.idempotencyKey }));
     case 'accept-again':
       return accept(await sealed(event, context, personal), context);
-    case 'accept':
+    case 'accept': {
       // POST /tasks takes slots without the user's lock: the count read above may be one short.
       if (!(await takeOpenTaskSlot(trx, event.userId, config.userMaxOpenTasks))) {
         return publish(causedBy(event, 'TaskRejected', { reason: 'TOO_MANY_OPEN_TASKS', idempotencyKey: event.idempotencyKey }));
@@ -56,6 +56,7 @@ export async function adoptRequest(event: EventOf<'TaskRequested'>, context: Han
       const request = await sealed(event, context, personal);
       await applyToTask(trx, request, publish);
       return accept(request, context);
+    }
   }
 }
 

@@ -13,7 +13,17 @@ export type ServicePrincipal = 'tasks' | 'quota' | 'generation' | 'notification'
  */
 export const serviceEvents: Record<ServicePrincipal, { produces: EventType[]; consumes: EventType[] }> = {
   tasks: {
-    produces: ['TaskAccepted', 'TaskRejected', 'TaskCompleted', 'TaskFailed', 'TaskTimedOut', 'TaskCancelled', 'TaskCancelRejected', 'UserDataKey', 'UserErasureRequested'],
+    produces: [
+      'TaskAccepted',
+      'TaskRejected',
+      'TaskCompleted',
+      'TaskFailed',
+      'TaskTimedOut',
+      'TaskCancelled',
+      'TaskCancelRejected',
+      'UserDataKey',
+      'UserErasureRequested',
+    ],
     consumes: [
       'TaskRequested',
       'TaskCancelRequested',
