@@ -27,8 +27,8 @@ export class GenerationHandlers implements HandlerSource {
       QuotaRejected: setBased(recordRefusals),
       TaskTimedOut: setBased<'TaskTimedOut'>((events, context) => stopTimedOut(events, context, (job) => this.cleanup.cleanUp(job.task_id, job.attempts))),
       TaskCancelled: setBased<'TaskCancelled'>((events, context) => stopCancelled(events, context, (job) => this.worker.stopCancelled(job))),
-      UserDataKey: keepDataKeyOf,
-      UserErasureRequested: (event, context) => eraseUserData(event, context, (taskIds) => this.worker.stopErased(taskIds)),
+      UserDataKey: (event, context) => keepDataKeyOf(event, context, startDue),
+      UserErasureRequested: (event, context) => eraseUserData(event, context, (taskIds) => this.worker.stopErased(taskIds), startDue),
     };
   }
 }

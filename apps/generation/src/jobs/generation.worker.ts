@@ -12,6 +12,7 @@ import { anyInterruptedJob, cancelledAmong, claimDueJobs, claimInterruptedJobs, 
 import type { StoppedJob } from '../handlers/stop-cancelled.handler';
 import { FailedJobCleanup } from './failed-job-cleanup';
 import { ReportStore } from './report-store';
+import { jobsNoLongerWaitingForKeys } from './upsert-job';
 import { openJobInput } from './job-input';
 import { PERSONAL_DATA, PersonalData, sealText } from '@app/personal-data';
 
@@ -116,6 +117,9 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
     if (Date.now() - this.lastRecovery >= this.config.pollIntervalMs) {
       await this.recoverInterrupted();
       await this.abortCancelledElsewhere();
+      // A job's debit and its key, committed at once by two transactions, can each miss the other:
+      // the job then waits with nothing left to wait for. Made due here, once per poll interval.
+      await jobsNoLongerWaitingForKeys(this.knex);
       this.lastRecovery = Date.now();
     }
     const { concurrency, maxPerUser } = this.config;

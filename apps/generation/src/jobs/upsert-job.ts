@@ -1,10 +1,20 @@
 import type { Knex } from 'knex';
 import type { Job } from './job-store';
 
-/** The job, after the merge, knows both its request and its debit and waits for neither: it is due now. */
+/**
+ * The input's key, for a job whose input is `input`, is here (or erased, which the attempt will say):
+ * an input sealed under a key that has not arrived yet (it travels on its own topic) makes the job
+ * wait for it; keepDataKeyOf makes it due when it comes.
+ */
+const keyReady = (input: string) => `(${input} is null or ${input} not like 'sealed:v1:%'
+  or exists (select 1 from user_data_keys k where k.key_id::text = split_part(${input}, ':', 3))
+  or exists (select 1 from erased_data_keys e where e.key_id::text = split_part(${input}, ':', 3)))`;
+
+/** The job, after the merge, knows its request, its debit and its key, and waits for none: it is due now. */
 const becomesDue = `generation_jobs.status = 'awaiting'
   and coalesce(excluded.request_event_id, generation_jobs.request_event_id) is not null
-  and coalesce(excluded.debit_event_id, generation_jobs.debit_event_id) is not null`;
+  and coalesce(excluded.debit_event_id, generation_jobs.debit_event_id) is not null
+  and ${keyReady('coalesce(excluded.input, generation_jobs.input)')}`;
 
 /** Starts, in the transaction, the attempts of jobs that just became due (GenerationWorker.startInTransaction). */
 export type StartDueJobs = (trx: Knex.Transaction, due: Job[]) => Promise<void>;
@@ -47,16 +57,23 @@ export async function upsertJobs(trx: Knex.Transaction, facts: JobFacts[]): Prom
       updated_at: trx.raw(`case when ${becomesDue} then now() else generation_jobs.updated_at end`),
       traceparent: trx.raw(`case when ${becomesDue} then excluded.traceparent else generation_jobs.traceparent end`),
     })
-    .returning<Array<Job & { status: string }>>([
-      'task_id',
-      'user_id',
-      'correlation_id',
-      'report_type',
-      'input',
-      'debit_event_id',
-      'attempts',
-      'traceparent',
-      'status',
-    ]);
+    .returning<Array<Job & { status: string }>>([...jobColumns, 'status']);
   return jobs.filter((job) => job.status === 'scheduled');
+}
+
+const jobColumns = ['task_id', 'user_id', 'correlation_id', 'report_type', 'input', 'debit_event_id', 'attempts', 'traceparent'];
+
+/**
+ * The user's (or, without one, anyone's) jobs that had their request and debit and waited only for
+ * their key (now kept, or erased: their attempt will fail for good, and be refunded): due now, given
+ * back locked like upsertJobs's.
+ */
+export async function jobsNoLongerWaitingForKeys(db: Knex | Knex.Transaction, userId?: string): Promise<Job[]> {
+  return db('generation_jobs')
+    .where(userId === undefined ? { status: 'awaiting' } : { user_id: userId, status: 'awaiting' })
+    .whereNotNull('request_event_id')
+    .whereNotNull('debit_event_id')
+    .whereRaw(keyReady('input'))
+    .update({ status: 'scheduled', next_attempt_at: db.fn.now(), updated_at: db.fn.now() })
+    .returning<Job[]>(jobColumns);
 }
