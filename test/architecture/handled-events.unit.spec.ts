@@ -1,5 +1,5 @@
-import { serviceEvents } from '@app/messaging';
 import { GenerationHandlers } from '../../apps/generation/src/generation.handlers';
+import { serviceEvents } from '@app/events';
 import { NotificationHandlers } from '../../apps/notification/src/notification.handlers';
 import { QuotaHandlers } from '../../apps/quota/src/quota.handlers';
 import { TasksHandlers } from '../../apps/tasks/src/tasks.handlers';

@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
+import { kafkaPrincipals } from '@app/events';
 import * as path from 'node:path';
 import { load } from 'js-yaml';
-import { kafkaPrincipals } from '@app/messaging';
+
 import { gateRules } from '../../tools/stack/registry-gate';
 
 interface ComposeService {

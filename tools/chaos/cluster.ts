@@ -1,5 +1,6 @@
 import * as path from 'node:path';
-import { localKafkaEnv, localRegistryEnv, ServicePrincipal } from '@app/messaging';
+import { ServicePrincipal } from '@app/events';
+import { localKafkaEnv, localRegistryEnv } from '@app/messaging';
 import { AppName, RunningService, startService, stopService, waitForHealth } from '../run/service-process';
 import { kafkaBrokers, localTracingEnv, registryUrl, StackConfig } from '../stack/stack.config';
 

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import { eventTypes, topicFor } from '@app/events';
-import { externalEvents, serviceEvents } from '@app/messaging';
+import { eventTypes, topicFor, externalEvents, serviceEvents } from '@app/events';
+
 import { renderAsyncApi } from './render-asyncapi';
 
 const root = path.resolve(__dirname, '..', '..');

@@ -1,6 +1,6 @@
 import { stringify } from 'yaml';
-import { EventType, eventTypes, loadSchema, topicFor } from '@app/events';
-import { deadLetterTopicFor, externalEvents, serviceEvents } from '@app/messaging';
+import { EventType, eventTypes, loadSchema, topicFor, externalEvents, serviceEvents } from '@app/events';
+import { deadLetterTopicFor } from '@app/messaging';
 
 const producersOf = (type: EventType) =>
   Object.entries(serviceEvents)

@@ -1,4 +1,5 @@
-import { KafkaPrincipal, kafkaPrincipals, localKafkaEnv, localRegistryEnv } from '@app/messaging';
+import { localKafkaEnv, localRegistryEnv } from '@app/messaging';
+import { KafkaPrincipal, kafkaPrincipals } from '@app/events';
 import { localAuthFiles } from '@app/auth';
 
 /**

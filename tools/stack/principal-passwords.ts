@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { kafkaPrincipals } from '@app/events';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { kafkaPrincipals } from '@app/messaging';
 
 /**
  * Every principal's password for one system, made once and kept together in `allFile` (0600), and

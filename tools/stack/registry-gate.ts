@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { kafkaPrincipals } from '@app/events';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { localAuthFiles } from '@app/auth';
-import { kafkaPrincipals } from '@app/messaging';
+
 import { ensurePrincipalPasswords } from './principal-passwords';
 import { managed, ManagedProcess, startDetached } from './processes';
 import { StackConfig } from './stack.config';

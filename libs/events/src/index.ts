@@ -6,3 +6,4 @@ export * from './new-event';
 export * from './accepted-request';
 export * from './cap-text';
 export * from './storable-text';
+export * from './catalogue';

@@ -14,8 +14,7 @@ import { createKafka } from './kafka.client';
 import { loadMessagingConfig, MessagingConfig } from './messaging.config';
 import { MessagingHealth } from './messaging-health';
 import { OutboxRelay } from './outbox/outbox.relay';
-import { eventTypes } from '@app/events';
-import { serviceEvents } from './security/kafka-principals';
+import { eventTypes, serviceEvents } from '@app/events';
 import { ensureTopics } from './topics';
 import { setTimeout as sleep } from 'node:timers/promises';
 

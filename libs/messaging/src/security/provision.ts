@@ -1,9 +1,8 @@
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Admin, Kafka, ResourcePatternTypes } from 'kafkajs';
-import { EventType, eventTypes, keyEventTypes, topicFor } from '@app/events';
+import { EventType, eventTypes, externalEvents, KafkaPrincipal, keyEventTypes, serviceEvents, ServicePrincipal, topicFor } from '@app/events';
 import { deadLetterTopicFor, redriveLogTopic } from '../dead-letters';
 import { keyCompactionAfterMs, outsideRequestRetentionMs } from '../messaging.config';
 import { ensureTopics } from '../topics';
-import { externalEvents, KafkaPrincipal, serviceEvents, ServicePrincipal } from './kafka-principals';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 interface Grant {

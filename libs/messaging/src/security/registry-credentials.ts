@@ -1,5 +1,5 @@
 import { localAuthFiles } from '@app/auth';
-import { KafkaPrincipal } from './kafka-principals';
+import type { KafkaPrincipal } from '@app/events';
 import { localPassword, passwordFromFile } from './secret-files';
 
 /**

@@ -1,0 +1,59 @@
+import type { EventType } from './generated/event-types';
+
+/**
+ * The platform's catalogue: who talks to Kafka, and which events each service and the outside world
+ * write and read. Provisioning grants exactly these as ACLs, the tests subscribe from them, the
+ * AsyncAPI document is rendered from them.
+ */
+/** Who talks to Kafka: one principal per service, the outside world, the auditor, the console, and admin. */
+export const kafkaPrincipals = ['admin', 'tasks', 'quota', 'generation', 'notification', 'external', 'auditor', 'console'] as const;
+export type KafkaPrincipal = (typeof kafkaPrincipals)[number];
+export type ServicePrincipal = 'tasks' | 'quota' | 'generation' | 'notification';
+
+/**
+ * What each service writes and reads: its ACLs are exactly these (plus its own group and dead-letter
+ * topic), and a service provisions nothing itself.
+ */
+export const serviceEvents: Record<ServicePrincipal, { produces: EventType[]; consumes: EventType[] }> = {
+  tasks: {
+    produces: [
+      'TaskAccepted',
+      'TaskRejected',
+      'TaskCompleted',
+      'TaskFailed',
+      'TaskTimedOut',
+      'TaskCancelled',
+      'TaskCancelRejected',
+      'UserDataKey',
+      'UserErasureRequested',
+    ],
+    consumes: [
+      'TaskRequested',
+      'TaskCancelRequested',
+      'QuotaDebited',
+      'QuotaRejected',
+      'GenerationStarted',
+      'GenerationRetryScheduled',
+      'GenerationSucceeded',
+      'GenerationFailed',
+      'QuotaRefunded',
+      'NotificationSent',
+      'UserDataErased',
+    ],
+  },
+  quota: {
+    produces: ['QuotaDebited', 'QuotaRejected', 'QuotaRefunded', 'UserDataErased'],
+    consumes: ['TaskAccepted', 'GenerationSucceeded', 'GenerationFailed', 'TaskTimedOut', 'TaskCancelled', 'UserErasureRequested'],
+  },
+  generation: {
+    produces: ['GenerationStarted', 'GenerationRetryScheduled', 'GenerationSucceeded', 'GenerationFailed', 'UserDataErased'],
+    consumes: ['TaskAccepted', 'QuotaDebited', 'QuotaRejected', 'TaskTimedOut', 'TaskCancelled', 'UserDataKey', 'UserErasureRequested'],
+  },
+  notification: { produces: ['NotificationSent', 'UserDataErased'], consumes: ['TaskCompleted', 'TaskFailed', 'UserErasureRequested'] },
+};
+
+/** The outside world's topics: it requests and cancels, and reads outcomes and refusals. */
+export const externalEvents = {
+  produces: ['TaskRequested', 'TaskCancelRequested'] as EventType[],
+  consumes: ['TaskCompleted', 'TaskFailed', 'TaskRejected', 'TaskCancelRejected'] as EventType[],
+};
