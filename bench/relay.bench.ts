@@ -1,4 +1,5 @@
 import './tracing-switch';
+import { traceparentFor } from '@app/tracing';
 import * as os from 'node:os';
 /**
  * Outbox relay throughput (batches of 1 and of 100) and commit→Kafka-append latency, each beside a
@@ -21,7 +22,6 @@ import {
   outboxSignal,
   registerSchemas,
   relayLockKey,
-  traceparentFor,
 } from '@app/messaging';
 import { percentile, runBenchmark, writeResult } from './bench-support';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,8 +1,9 @@
 import { Command } from 'commander';
+import { traceparentFor } from '@app/tracing';
 import { loadServiceConfig } from '@app/config';
 import { createKnex } from '@app/database';
 import { newEvent } from '@app/events';
-import { addAllToOutbox, traceparentFor } from '@app/messaging';
+import { addAllToOutbox } from '@app/messaging';
 import { loadMasterKeys, rewrapStoredKeys } from '@app/personal-data';
 
 /**

@@ -11,7 +11,6 @@ export * from './outbox/add-to-outbox';
 export * from './outbox/outbox.relay';
 export * from './outbox/outbox-signal';
 export * from './topics';
-export * from './trace';
 export * from './inbox/prune-inbox';
 export * from './messaging.config';
 export * from './messaging.module';

@@ -1,2 +1,3 @@
 export * from './start-tracing';
 export * from './spans';
+export * from './traceparent';

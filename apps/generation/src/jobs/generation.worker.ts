@@ -1,9 +1,9 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { afterCommit, KNEX } from '@app/database';
-import { traceparentFor } from '@app/messaging';
+
 import { WorkerLoop } from '@app/timing';
-import { inSpan } from '@app/tracing';
+import { inSpan, traceparentFor } from '@app/tracing';
 import { ModelClient } from '../model/model.client';
 import { ModelOutcome } from '../model/model-outcome.rules';
 import { GENERATION_CONFIG, GenerationConfig } from '../generation.config';

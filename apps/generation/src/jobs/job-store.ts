@@ -2,8 +2,8 @@ import { retries } from '@app/metrics';
 import { afterCommit } from '@app/database';
 import type { Knex } from 'knex';
 import { capText, DomainEvent, newEvent } from '@app/events';
-import { addAllToOutbox, childTraceparent, outboxRowOf, traceparentFor, wakeRelay } from '@app/messaging';
-import { openSpan, traceparentOf } from '@app/tracing';
+import { addAllToOutbox, outboxRowOf, wakeRelay } from '@app/messaging';
+import { openSpan, traceparentOf, childTraceparent, traceparentFor } from '@app/tracing';
 import type { ModelOutcome } from '../model/model-outcome.rules';
 import { AttemptDecision } from './attempt-outcome.rules';
 

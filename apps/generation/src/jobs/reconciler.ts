@@ -2,9 +2,9 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import type { Knex } from 'knex';
 import { KNEX } from '@app/database';
 import { WorkerLoop } from '@app/timing';
-import { traceparentOf } from '@app/tracing';
+import { traceparentOf, traceparentFor } from '@app/tracing';
 import { GENERATION_CONFIG, GenerationConfig } from '../generation.config';
-import { addAllToOutbox, traceparentFor } from '@app/messaging';
+import { addAllToOutbox } from '@app/messaging';
 import { failTimedOutJobs } from './fail-job';
 import { Job } from './job-store';
 import { FailedJobCleanup } from './failed-job-cleanup';

@@ -1,8 +1,9 @@
 import { HttpStatus, UnprocessableEntityException } from '@nestjs/common';
+import { traceparentFor } from '@app/tracing';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { DomainEvent, newEvent } from '@app/events';
-import { addAllToOutbox, traceparentFor } from '@app/messaging';
+import { addAllToOutbox } from '@app/messaging';
 import { erased, forgetDataKeys } from '@app/personal-data';
 import { claimKey } from '../submit/claim-key';
 import { requestHash } from '../submit/request-hash';

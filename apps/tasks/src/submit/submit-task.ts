@@ -2,9 +2,9 @@ import { ConflictException, HttpStatus, UnprocessableEntityException } from '@ne
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { newEvent } from '@app/events';
-import { addToOutbox, traceparentFor } from '@app/messaging';
+import { addToOutbox } from '@app/messaging';
 import { PersonalData } from '@app/personal-data';
-import { traceparentOf } from '@app/tracing';
+import { traceparentOf, traceparentFor } from '@app/tracing';
 import { ProblemWithHeaders } from '@app/service';
 import { recordNewTask } from '../projection/apply-to-task';
 import { TasksConfig } from '../tasks.config';

@@ -2,9 +2,8 @@ import { afterCommit } from '@app/database';
 import type { Knex } from 'knex';
 import type { KafkaMessage } from 'kafkajs';
 import { DomainEvent } from '@app/events';
-import { SpanKind } from '@app/tracing';
+import { SpanKind, traceparentFor } from '@app/tracing';
 import { addToOutbox } from '../outbox/add-to-outbox';
-import { traceparentFor } from '../trace';
 import { HandlerContext } from './event-handlers';
 import { InboxEntry } from './record-in-inbox';
 

@@ -2,9 +2,8 @@ import { afterCommit } from '@app/database';
 import type { Knex } from 'knex';
 import type { Logger } from '@nestjs/common';
 import { DomainEvent, EventType } from '@app/events';
-import { failSpan, inOpenSpan, inSpan, openSpan, Span, traceparentOf } from '@app/tracing';
+import { failSpan, inOpenSpan, inSpan, openSpan, Span, traceparentOf, childTraceparent } from '@app/tracing';
 import { addAllToOutbox } from '../outbox/add-to-outbox';
-import { childTraceparent } from '../trace';
 import { ConsumedMessage, consumerSpanOptions, handlerContextFor } from './consumed-message';
 import { BatchContext, EventHandler, EventHandlers, isSetBased, SetBasedHandler } from './event-handlers';
 

@@ -2,8 +2,7 @@ import type { Knex } from 'knex';
 import { afterCommit } from '@app/database';
 import { DomainEvent } from '@app/events';
 import { assertValidEvent } from '../event-validator';
-import { traceparentOf } from '@app/tracing';
-import { childTraceparent } from '../trace';
+import { traceparentOf, childTraceparent } from '@app/tracing';
 import { outboxCommitted, outboxSignal } from './outbox-signal';
 
 /**

@@ -1,4 +1,4 @@
-import { childTraceparent, traceparentFor } from './trace';
+import { childTraceparent, traceparentFor } from './traceparent';
 
 describe('traceparent', () => {
   const correlationId = '8c97ce16-42af-4529-bfc7-3960c00428c3';
