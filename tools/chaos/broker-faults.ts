@@ -38,18 +38,20 @@ export async function strikeBroker(kind: BrokerFaultKind, stack: StackConfig, ra
       const leader = nodes.find((n) => n.id === before?.leader);
       if (!leader) return undefined;
       await crashNode(stack, leader);
-      const witness = others(leader)[0];
       return {
         target: leader.name,
         detail: `leader of ${topic}[${partition}]`,
-        forMs: lasting(12, 25),
+        // The controller fences a dead broker after its 9 s session timeout, then elects: a fault
+        // shorter than ~15 s could heal before anyone could see it.
+        forMs: lasting(18, 30),
         heal: () => restartNode(stack, leader),
-        effect: async () => {
-          const now = (await partitionsSeenBy(stack, witness)).find((p) => p.topic === topic && p.partition === partition);
-          return now && now.leader >= 0 && now.leader !== leader.id
-            ? `node ${witness.id}: ${topic}[${partition}] led by ${now.leader} instead of ${leader.id}, in sync ${now.isr.join(',')}`
-            : undefined;
-        },
+        effect: () =>
+          askAnyOf(others(leader), async (witness) => {
+            const now = (await partitionsSeenBy(stack, witness)).find((p) => p.topic === topic && p.partition === partition);
+            return now && now.leader >= 0 && now.leader !== leader.id
+              ? `node ${witness.id}: ${topic}[${partition}] led by ${now.leader} instead of ${leader.id}, in sync ${now.isr.join(',')}`
+              : undefined;
+          }),
       };
     }
     case 'pause-broker': {
@@ -61,7 +63,7 @@ export async function strikeBroker(kind: BrokerFaultKind, stack: StackConfig, ra
         detail: 'SIGSTOP',
         forMs: lasting(14, 25),
         heal: async () => void signalNode(stack, node, 'SIGCONT'),
-        effect: () => leftInSync(stack, node, others(node)[0]),
+        effect: () => askAnyOf(others(node), (witness) => leftInSync(stack, node, witness)),
       };
     }
     case 'kill-controller': {
@@ -70,16 +72,16 @@ export async function strikeBroker(kind: BrokerFaultKind, stack: StackConfig, ra
       const controller = nodes.find((n) => n.id === controllerId);
       if (!controller) return undefined;
       await crashNode(stack, controller);
-      const witness = others(controller)[0];
       return {
         target: controller.name,
         detail: `active controller (DescribeQuorum through node ${asked.id})`,
         forMs: lasting(10, 18),
         heal: () => restartNode(stack, controller),
-        effect: async () => {
-          const leader = await quorumLeaderSeenBy(stack, witness);
-          return leader >= 0 && leader !== controller.id ? `node ${witness.id}: the quorum's leader is ${leader}, no longer ${controller.id}` : undefined;
-        },
+        effect: () =>
+          askAnyOf(others(controller), async (witness) => {
+            const leader = await quorumLeaderSeenBy(stack, witness);
+            return leader >= 0 && leader !== controller.id ? `node ${witness.id}: the quorum's leader is ${leader}, no longer ${controller.id}` : undefined;
+          }),
       };
     }
     case 'partition-broker': {
@@ -94,7 +96,7 @@ export async function strikeBroker(kind: BrokerFaultKind, stack: StackConfig, ra
           .join(' and ')} (${cut} blackhole routes in its namespace)`,
         forMs: lasting(15, 30),
         heal: async () => reconnectNode(stack, node),
-        effect: () => leftInSync(stack, node, others(node)[0]),
+        effect: () => askAnyOf(others(node), (witness) => leftInSync(stack, node, witness)),
       };
     }
     case 'two-brokers-down': {
@@ -112,6 +114,22 @@ export async function strikeBroker(kind: BrokerFaultKind, stack: StackConfig, ra
       };
     }
   }
+}
+
+/**
+ * What the first of `witnesses` that answers says: one still restarting after an earlier fault (it
+ * refuses connections for a while) must not hide what the others see.
+ */
+async function askAnyOf(witnesses: KafkaNode[], ask: (witness: KafkaNode) => Promise<string | undefined>): Promise<string | undefined> {
+  let lastError: unknown;
+  for (const witness of witnesses) {
+    try {
+      return await ask(witness);
+    } catch (error) {
+      lastError = error;
+    }
+  }
+  throw lastError;
 }
 
 /** Whether `witness` reports `node` out of the in-sync replicas of a partition it holds a copy of. */
