@@ -22,6 +22,20 @@ module.exports = {
       to: { path: '^(apps|tools|test|bench)/' },
     },
     {
+      name: 'libraries-entered-by-their-index',
+      comment: "What a library offers is what its index exports (`@app/<lib>`); its other files are its own.",
+      severity: 'error',
+      from: { path: '^(apps|tools|test|bench)/' },
+      to: { path: '^libs/[^/]+/src/', pathNot: '^libs/[^/]+/src/index\\.ts$' },
+    },
+    {
+      name: 'libraries-enter-each-other-by-the-index',
+      comment: "One library uses another through its index (`@app/<lib>`), never a file inside it.",
+      severity: 'error',
+      from: { path: '^libs/([^/]+)/' },
+      to: { path: '^libs/', pathNot: ['^libs/$1/', '^libs/[^/]+/src/index\\.ts$'] },
+    },
+    {
       name: 'tools-use-only-libs',
       comment: "A CLI reads through libraries (move what it needs from a service into one), never a service's internals.",
       severity: 'error',
