@@ -23,14 +23,14 @@ module.exports = {
     },
     {
       name: 'libraries-entered-by-their-index',
-      comment: "What a library offers is what its index exports (`@app/<lib>`); its other files are its own.",
+      comment: 'What a library offers is what its index exports (`@app/<lib>`); its other files are its own.',
       severity: 'error',
       from: { path: '^(apps|tools|test|bench)/' },
       to: { path: '^libs/[^/]+/src/', pathNot: '^libs/[^/]+/src/index\\.ts$' },
     },
     {
       name: 'libraries-enter-each-other-by-the-index',
-      comment: "One library uses another through its index (`@app/<lib>`), never a file inside it.",
+      comment: 'One library uses another through its index (`@app/<lib>`), never a file inside it.',
       severity: 'error',
       from: { path: '^libs/([^/]+)/' },
       to: { path: '^libs/', pathNot: ['^libs/$1/', '^libs/[^/]+/src/index\\.ts$'] },
