@@ -5,11 +5,12 @@
  * topics with a bare kafkajs consumer that decodes nothing. Run with `npm run bench:audit` (stack up).
  */
 import { spawn } from 'node:child_process';
+import { registerSchemas } from '@app/kafka-admin';
 import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { defaults } from '@app/config';
 import { DomainEvent, eventTypes, newEvent } from '@app/events';
-import { createKafka, ensureTopics, EventCodec, registerSchemas } from '@app/messaging';
+import { createKafka, ensureTopics, EventCodec } from '@app/messaging';
 import { rssMb } from './throughput/process-cost';
 import { runBenchmark, writeResult } from './bench-support';
 

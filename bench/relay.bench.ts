@@ -1,4 +1,5 @@
 import './tracing-switch';
+import { registerSchemas } from '@app/kafka-admin';
 import { traceparentFor } from '@app/tracing';
 import * as os from 'node:os';
 /**
@@ -11,18 +12,7 @@ import { Logger } from '@nestjs/common';
 import { defaults } from '@app/config';
 import { createKnex, dropDatabase, ensureDatabase, migrateToLatest } from '@app/database';
 import { DomainEvent, eventTypes, newEvent } from '@app/events';
-import {
-  addToOutbox,
-  createKafka,
-  EventCodec,
-  messagingTables,
-  outboxCommitted,
-  OutboxRelay,
-  outboxParking,
-  outboxSignal,
-  registerSchemas,
-  relayLockKey,
-} from '@app/messaging';
+import { addToOutbox, createKafka, EventCodec, messagingTables, outboxCommitted, OutboxRelay, outboxParking, outboxSignal, relayLockKey } from '@app/messaging';
 import { percentile, runBenchmark, writeResult } from './bench-support';
 import { setTimeout as sleep } from 'node:timers/promises';
 

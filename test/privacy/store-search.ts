@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
+import { readToEnd } from '@app/kafka-admin';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import type { Kafka } from 'kafkajs';
 import { serviceNames } from '@app/config';
-import { readToEnd } from '@app/messaging';
+
 import type { Platform } from '../support/platform';
 
 const run = promisify(execFile);

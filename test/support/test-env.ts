@@ -1,6 +1,7 @@
 import { defaults, ServiceName } from '@app/config';
+import { provisionTopicsAndAcls, registerSchemas } from '@app/kafka-admin';
 import { dropDatabase } from '@app/database';
-import { createKafka, EventCodec, localKafkaEnv, localRegistryCredentials, localRegistryEnv, provisionTopicsAndAcls, registerSchemas } from '@app/messaging';
+import { createKafka, EventCodec, localKafkaEnv, localRegistryCredentials, localRegistryEnv } from '@app/messaging';
 import { uniqueSuffix } from './unique';
 
 /**

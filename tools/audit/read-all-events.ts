@@ -1,7 +1,7 @@
 import type { Kafka } from 'kafkajs';
+import { readToEnd } from '@app/kafka-admin';
 import { DomainEvent, taskEventTypes } from '@app/events';
 import { EventCodec } from '@app/messaging';
-import { readToEnd } from '@app/messaging';
 
 export interface Undecodable {
   topic: string;

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { readToEnd } from '@app/kafka-admin';
 import * as path from 'node:path';
 import type { Kafka } from 'kafkajs';
 import { DomainEvent, EventType, eventTypes } from '@app/events';
@@ -6,7 +7,7 @@ import { isInfrastructureError } from '@app/failures';
 import { createKnex } from '@app/database';
 import { deadLetterHeaders, EventCodec, localRegistryCredentials } from '@app/messaging';
 import { signLocalToken } from '../auth/sign-token';
-import { readToEnd } from '@app/messaging';
+
 import { databaseUrlFor } from '../stack/postgres';
 import { registryUrl, StackConfig } from '../stack/stack.config';
 import { services } from './cluster';

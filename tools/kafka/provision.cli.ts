@@ -1,4 +1,5 @@
-import { createKafka, EventCodec, provisionTopicsAndAcls, registerSchemas, registryAuthFromEnv, setGlobalCompatibility } from '@app/messaging';
+import { createKafka, EventCodec, registryAuthFromEnv } from '@app/messaging';
+import { provisionTopicsAndAcls, registerSchemas, setGlobalCompatibility } from '@app/kafka-admin';
 
 /**
  * `npx ts-node tools/kafka/provision.cli.ts`: the platform's topics (behind TOPIC_PREFIX), every

@@ -1,4 +1,5 @@
 import { ensureArtifacts } from './artifacts';
+import { provisionTopicsAndAcls, registerSchemas } from '@app/kafka-admin';
 import { kafkaAnswers, kafkaProcess, startKafka, stopKafka } from './kafka';
 import { postgresAnswers, postgresProcess, startPostgres, stopPostgres } from './postgres';
 import { runningPid, portIsOpen, StackError } from './processes';
@@ -7,7 +8,7 @@ import { registryGateProcess } from './registry-gate';
 import { ensureSigningKeys } from './signing-keys';
 import { startZipkin, stopZipkin, zipkinAnswers, zipkinProcess } from './zipkin';
 import { prometheusAnswers, prometheusProcess, startPrometheus, stopPrometheus } from './prometheus';
-import { createKafka, EventCodec, localKafkaCredentials, localRegistryCredentials, provisionTopicsAndAcls, registerSchemas } from '@app/messaging';
+import { createKafka, EventCodec, localKafkaCredentials, localRegistryCredentials } from '@app/messaging';
 import { kafkaBootstrap, kafkaBrokers, loadStackConfig, prometheusUrl, registryUrl, StackConfig, zipkinUrl } from './stack.config';
 
 export interface PartStatus {

@@ -1,5 +1,6 @@
 import type { IHeaders, Kafka } from 'kafkajs';
-import { deadLetterHeaders, deadLetterTopicFor, readToEnd, redriveLogTopic } from '@app/messaging';
+import { readToEnd } from '@app/kafka-admin';
+import { deadLetterHeaders, deadLetterTopicFor, redriveLogTopic } from '@app/messaging';
 
 export { redriveLogTopic };
 

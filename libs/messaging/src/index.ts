@@ -21,7 +21,4 @@ export * from './messaging-health';
 export * from './outbox/republish';
 export * from './security/kafka-principals';
 export * from './security/kafka-security';
-export * from './security/provision';
 export * from './security/registry-credentials';
-export * from './security/register-schemas';
-export * from './read-to-end';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kafka, KafkaMessage } from 'kafkajs';
-import { fetchWaitMs } from './kafka.client';
+import { fetchWaitMs } from '@app/messaging';
 
 export interface ReadMessage {
   topic: string;

@@ -1,6 +1,5 @@
 import { eventTypes } from '@app/events';
-import { EventCodec } from '../event.codec';
-import { basicAuthorization, RegistryCredentials } from './registry-credentials';
+import { basicAuthorization, EventCodec, RegistryCredentials } from '@app/messaging';
 
 /**
  * Provisioning's other half: every event's schema registered under its subject (behind the codec's

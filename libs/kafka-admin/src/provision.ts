@@ -1,8 +1,6 @@
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Admin, Kafka, ResourcePatternTypes } from 'kafkajs';
 import { EventType, eventTypes, externalEvents, KafkaPrincipal, keyEventTypes, serviceEvents, ServicePrincipal, topicFor } from '@app/events';
-import { deadLetterTopicFor, redriveLogTopic } from '../dead-letters';
-import { keyCompactionAfterMs, outsideRequestRetentionMs } from '../messaging.config';
-import { ensureTopics } from '../topics';
+import { deadLetterTopicFor, ensureTopics, keyCompactionAfterMs, outsideRequestRetentionMs, redriveLogTopic } from '@app/messaging';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 interface Grant {
