@@ -1,9 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { EventHandlers, HandlerSource, setBased } from '@app/messaging';
 import { WebhookDeliveryWorker } from './delivery/webhook-delivery.worker';
-import { forgetWebhook } from './handlers/forget-webhook.handler';
-import { notifyUsers } from './handlers/notify-user.handler';
+import { notifyUsers } from './reactions/task-outcome/notify-user.handler';
+import { forgetWebhook } from './reactions/user-erasure-requested/forget-webhook.handler';
 
+/**
+ * What notification reacts to, each reaction in apps/notification/src/reactions/<event>/:
+ * - TaskCompleted, TaskFailed → a notification (webhook pending, or inbox with NotificationSent);
+ * - UserErasureRequested → the user's webhook deleted, pending deliveries told in the inbox
+ *   (NotificationSent), UserDataErased.
+ */
 @Injectable()
 export class NotificationHandlers implements HandlerSource {
   constructor(private readonly deliveries: WebhookDeliveryWorker) {}
