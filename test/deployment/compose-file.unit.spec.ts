@@ -31,7 +31,11 @@ describe('docker/compose.yml', () => {
       SCHEMA_REGISTRY_USERNAME: name,
       SCHEMA_REGISTRY_PASSWORD_FILE: `/run/secrets/registry-${name}`,
     });
-    expect(service.secrets).toEqual([`kafka-${name}`, `registry-${name}`]);
+    // Tasks and generation open users' inputs: they alone are given the master keys (docs/privacy.md).
+    const personal = ['tasks', 'generation'].includes(name);
+    expect(service.secrets).toEqual([`kafka-${name}`, `registry-${name}`, ...(personal ? ['master-keys'] : [])]);
+    if (personal) expect(service.environment).toMatchObject({ MASTER_KEYS_FILE: '/run/secrets/master-keys' });
+    else expect(service.environment).not.toHaveProperty('MASTER_KEYS_FILE');
     expect(service.environment).not.toHaveProperty('KAFKA_PASSWORD');
     expect(service.environment).not.toHaveProperty('SCHEMA_REGISTRY_PASSWORD');
   });
