@@ -1,16 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import { EventHandlers, HandlerSource, setBased } from '@app/messaging';
-import { recordDebits } from './handlers/record-debit.handler';
-import { recordRefusals } from './handlers/record-refusal.handler';
-import { recordRequests } from './handlers/record-request.handler';
-import { stopCancelled } from './handlers/stop-cancelled.handler';
-import { stopTimedOut } from './handlers/stop-timed-out.handler';
-import { keepDataKeyOf } from './handlers/keep-data-key.handler';
-import { eraseUserData } from './handlers/erase-user-data.handler';
+import { recordDebits } from './reactions/quota-debited/record-debit.handler';
+import { recordRefusals } from './reactions/quota-rejected/record-refusal.handler';
+import { recordRequests } from './reactions/task-accepted/record-request.handler';
+import { stopCancelled } from './reactions/task-cancelled/stop-cancelled.handler';
+import { stopTimedOut } from './reactions/task-timed-out/stop-timed-out.handler';
+import { keepDataKeyOf } from './reactions/user-data-key/keep-data-key.handler';
+import { eraseUserData } from './reactions/user-erasure-requested/erase-user-data.handler';
 import { FailedJobCleanup } from './jobs/failed-job-cleanup';
 import { GenerationWorker } from './jobs/generation.worker';
 import { StartDueJobs } from './jobs/upsert-job';
 
+/**
+ * What generation reacts to, each reaction in reactions/<event>/:
+ * - TaskAccepted, QuotaDebited → the job's request and go-ahead kept; with its user's key, it is due
+ *   (its attempts publish GenerationStarted, GenerationRetryScheduled, GenerationSucceeded or GenerationFailed);
+ * - QuotaRejected → the job refused (it never runs);
+ * - TaskTimedOut, TaskCancelled → the job closed, its model call aborted, its files removed;
+ * - UserDataKey → the user's key kept (or forgotten), jobs waiting for it due;
+ * - UserErasureRequested → the user's keys, inputs and reports gone, UserDataErased.
+ */
 @Injectable()
 export class GenerationHandlers implements HandlerSource {
   constructor(

@@ -1,14 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EventType } from '@app/events';
 import { EventHandlers, HandlerSource, setBased } from '@app/messaging';
-import { adoptCancel } from './handlers/adopt-cancel.handler';
-import { adoptRequest } from './handlers/adopt-request.handler';
-import { recordInTimeline } from './handlers/record-in-timeline.handler';
+import { adoptCancel } from './reactions/task-cancel-requested/adopt-cancel.handler';
+import { adoptRequest } from './reactions/task-requested/adopt-request.handler';
+import { recordInTimeline } from './reactions/task-events/record-in-timeline.handler';
 import { TASKS_CONFIG, TasksConfig } from './tasks.config';
-import { recordErasureAnswer } from './erasure/record-erasure-answer.handler';
+import { recordErasureAnswer } from './reactions/user-data-erased/record-erasure-answer.handler';
 import { PERSONAL_DATA, PersonalData } from '@app/personal-data';
 
-/** Outside requests and cancels are adopted or rejected; every other event of a task joins its timeline; services' answers to an erasure are counted. */
+/**
+ * What tasks reacts to, each reaction in reactions/<event>/:
+ * - TaskRequested (outside) → TaskAccepted (input sealed; UserDataKey with a user's first task) or TaskRejected;
+ * - TaskCancelRequested (outside) → TaskCancelled and TaskFailed{CANCELLED}, or TaskCancelRejected;
+ * - every other event of a task → its timeline and state (projection/), and its one outcome,
+ *   TaskCompleted or TaskFailed, when it ends;
+ * - UserDataErased → the erasure's answers counted (GET /users/{userId}/data).
+ */
 @Injectable()
 export class TasksHandlers implements HandlerSource {
   constructor(

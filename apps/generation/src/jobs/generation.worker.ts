@@ -9,7 +9,7 @@ import { ModelOutcome } from '../model/model-outcome.rules';
 import { GENERATION_CONFIG, GenerationConfig } from '../generation.config';
 import { decideAfterAttempt } from './attempt-outcome.rules';
 import { anyInterruptedJob, cancelledAmong, claimDueJobs, claimInterruptedJobs, Job, jobStatusOf, recordAttempt, startAttempts } from './job-store';
-import type { StoppedJob } from '../handlers/stop-cancelled.handler';
+import type { StoppedJob } from '../reactions/task-cancelled/stop-cancelled.handler';
 import { FailedJobCleanup } from './failed-job-cleanup';
 import { ReportStore } from './report-store';
 import { jobsNoLongerWaitingForKeys } from './upsert-job';

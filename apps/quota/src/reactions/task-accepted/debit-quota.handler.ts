@@ -1,8 +1,8 @@
 import type { EventOf } from '@app/events';
 import type { BatchContext } from '@app/messaging';
-import { namedUsersBook } from '../ledger/quota-books';
-import { decideInTurn, onTaskAccepted } from '../ledger/quota.rules';
-import { recordDecisions } from '../ledger/record-decision';
+import { namedUsersBook } from '../../ledger/quota-books';
+import { decideInTurn, onTaskAccepted } from '../../ledger/quota.rules';
+import { recordDecisions } from '../../ledger/record-decision';
 
 /**
  * One quota unit per accepted task: debited when the balance allows (QuotaDebited), refused

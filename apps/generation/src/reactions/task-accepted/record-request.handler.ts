@@ -1,6 +1,6 @@
 import type { EventOf } from '@app/events';
 import type { BatchContext } from '@app/messaging';
-import { StartDueJobs, upsertJobs } from '../jobs/upsert-job';
+import { StartDueJobs, upsertJobs } from '../../jobs/upsert-job';
 
 /** The tasks' requests, kept to run them: each job becomes due once quota's debit is known too, and starts if it can. */
 export async function recordRequests(events: Array<EventOf<'TaskAccepted'>>, { trx, traceparentOf }: BatchContext, startDue: StartDueJobs): Promise<void> {

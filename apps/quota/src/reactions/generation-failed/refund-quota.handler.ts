@@ -1,8 +1,8 @@
 import type { EventOf } from '@app/events';
 import type { BatchContext } from '@app/messaging';
-import { debitedBook } from '../ledger/quota-books';
-import { decideInTurn, onGenerationFailed } from '../ledger/quota.rules';
-import { recordDecisions } from '../ledger/record-decision';
+import { debitedBook } from '../../ledger/quota-books';
+import { decideInTurn, onGenerationFailed } from '../../ledger/quota.rules';
+import { recordDecisions } from '../../ledger/record-decision';
 
 /**
  * Compensation: a failed generation gives back its task's debit, once, and only if there was one, to

@@ -1,16 +1,16 @@
 import type { Knex } from 'knex';
 import { causedBy, EventOf } from '@app/events';
 import type { HandlerContext } from '@app/messaging';
-import { applyToTask } from '../projection/apply-to-task';
-import { acceptanceOf } from '../submit/acceptance';
-import { AdoptionFacts, decideAdoption, KeyHolder, TaskSeen } from '../submit/adoption.rules';
-import { claimKey, KeyScope } from '../submit/claim-key';
-import { requestHash } from '../submit/request-hash';
-import { checkInput } from '../submit/request-limits';
-import { sealInput } from '../submit/seal-input';
+import { applyToTask } from '../../projection/apply-to-task';
+import { acceptanceOf } from '../../submit/acceptance';
+import { AdoptionFacts, decideAdoption, KeyHolder, TaskSeen } from '../../submit/adoption.rules';
+import { claimKey, KeyScope } from '../../submit/claim-key';
+import { requestHash } from '../../submit/request-hash';
+import { checkInput } from '../../submit/request-limits';
+import { sealInput } from '../../submit/seal-input';
 import { PersonalData } from '@app/personal-data';
-import { lockUser, openTasksOf, takeOpenTaskSlot } from '../submit/user-limits';
-import { TasksConfig } from '../tasks.config';
+import { lockUser, openTasksOf, takeOpenTaskSlot } from '../../submit/user-limits';
+import { TasksConfig } from '../../tasks.config';
 
 /** Outside requests have their own key scope, apart from POST /tasks. */
 const route = 'kafka task-requested';

@@ -1,7 +1,7 @@
 import { causedBy, EventOf } from '@app/events';
 import type { HandlerContext } from '@app/messaging';
-import { applyToTask } from '../projection/apply-to-task';
-import { cancelTask, lockTaskToCancel } from '../cancel/cancel-task';
+import { applyToTask } from '../../projection/apply-to-task';
+import { cancelTask, lockTaskToCancel } from '../../cancel/cancel-task';
 
 /**
  * An outside TaskCancelRequested is decided as POST /tasks/{taskId}/cancel is: TaskCancelled when

@@ -1,6 +1,6 @@
 import { EventOf } from '@app/events';
 import type { HandlerContext } from '@app/messaging';
-import { answeringServices } from './erasure-status';
+import { answeringServices } from '../../erasure/erasure-status';
 
 /** A service's answer to an erasure: kept once (redelivered, it is the same answer); one from no such service is ignored. */
 export async function recordErasureAnswer(event: EventOf<'UserDataErased'>, { trx }: HandlerContext): Promise<void> {

@@ -1,7 +1,7 @@
 import type { EventOf } from '@app/events';
 import type { BatchContext } from '@app/messaging';
-import { failTimedOutJobs } from '../jobs/fail-job';
-import { Job } from '../jobs/job-store';
+import { failTimedOutJobs } from '../../jobs/fail-job';
+import { Job } from '../../jobs/job-store';
 
 /**
  * The tasks service gave the tasks up (TaskTimedOut): a debited job with no outcome is failed now, so

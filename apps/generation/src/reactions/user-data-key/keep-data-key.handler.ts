@@ -1,7 +1,7 @@
 import type { EventOf } from '@app/events';
 import type { HandlerContext } from '@app/messaging';
 import { forgetDataKey, keepDataKey } from '@app/personal-data';
-import { jobsNoLongerWaitingForKeys, StartDueJobs } from '../jobs/upsert-job';
+import { jobsNoLongerWaitingForKeys, StartDueJobs } from '../../jobs/upsert-job';
 
 /**
  * A user's data key, as tasks issued it: kept wrapped, to open the inputs sealed under it when a job

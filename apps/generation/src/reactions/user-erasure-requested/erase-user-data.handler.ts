@@ -1,7 +1,7 @@
 import { causedBy, EventOf } from '@app/events';
 import type { HandlerContext } from '@app/messaging';
 import { erased, forgetDataKeys } from '@app/personal-data';
-import { jobsNoLongerWaitingForKeys, StartDueJobs } from '../jobs/upsert-job';
+import { jobsNoLongerWaitingForKeys, StartDueJobs } from '../../jobs/upsert-job';
 
 /**
  * An erasure: the user's keys are forgotten (and remembered as erased), every job of theirs keeps

@@ -1,6 +1,6 @@
 import type { DomainEvent } from '@app/events';
 import type { BatchContext } from '@app/messaging';
-import { applyToTasks } from '../projection/apply-to-task';
+import { applyToTasks } from '../../projection/apply-to-task';
 
 /** Events that say something of tasks move their projections and join their timelines. */
 export function recordInTimeline(events: DomainEvent[], { trx, publish }: BatchContext): Promise<void> {
