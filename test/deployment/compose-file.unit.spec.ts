@@ -2,7 +2,6 @@ import * as fs from 'node:fs';
 import { kafkaPrincipals } from '@app/events';
 import * as path from 'node:path';
 import { load } from 'js-yaml';
-
 import { gateRules } from '../../tools/stack/registry-gate';
 
 interface ComposeService {

@@ -5,7 +5,6 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import type { Kafka } from 'kafkajs';
 import { serviceNames } from '@app/config';
-
 import type { Platform } from '../support/platform';
 
 const run = promisify(execFile);

@@ -7,7 +7,6 @@ import { isInfrastructureError } from '@app/failures';
 import { createKnex } from '@app/database';
 import { deadLetterHeaders, EventCodec, localRegistryCredentials } from '@app/messaging';
 import { signLocalToken } from '../auth/sign-token';
-
 import { databaseUrlFor } from '../stack/postgres';
 import { registryUrl, StackConfig } from '../stack/stack.config';
 import { services } from './cluster';

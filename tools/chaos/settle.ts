@@ -1,7 +1,6 @@
 import type { Admin } from 'kafkajs';
 import { createKnex } from '@app/database';
 import { topicFor, serviceEvents } from '@app/events';
-
 import { terminalStates } from '@app/task-state';
 import { databaseUrlFor } from '../stack/postgres';
 import type { StackConfig } from '../stack/stack.config';

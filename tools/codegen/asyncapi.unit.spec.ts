@@ -2,7 +2,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
 import { eventTypes, topicFor, externalEvents, serviceEvents } from '@app/events';
-
 import { renderAsyncApi } from './render-asyncapi';
 
 const root = path.resolve(__dirname, '..', '..');

@@ -3,7 +3,6 @@ import { kafkaPrincipals } from '@app/events';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { localAuthFiles } from '@app/auth';
-
 import { ensurePrincipalPasswords } from './principal-passwords';
 import { managed, ManagedProcess, startDetached } from './processes';
 import { StackConfig } from './stack.config';

@@ -1,7 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { afterCommit, KNEX } from '@app/database';
-
 import { WorkerLoop } from '@app/timing';
 import { inSpan, traceparentFor } from '@app/tracing';
 import { ModelClient } from '../model/model.client';
