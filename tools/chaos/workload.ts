@@ -8,10 +8,8 @@ import type { Cluster } from './cluster';
 import type { Behaviour, History } from './history';
 import type { Random } from './random';
 import type { WebhookReceiver } from './webhook-receiver';
+import { Erasures } from './erasures';
 import { setTimeout as sleep } from 'node:timers/promises';
-
-/** The operator who erases idle users. */
-const eraser = 'chaos-operator';
 
 const simulations: Record<Behaviour, Record<string, unknown>> = {
   success: {},
@@ -50,8 +48,8 @@ export class Workload {
   private readonly later: Array<{ due: number; sent: Sent; repeat: 'resend' }> = [];
   /** Cancels to send, each at its own time after its task was accepted. */
   private readonly cancels: Array<{ due: number; user: string; taskId: string; tries: number }> = [];
-  /** Erasures of idle users to send (each once its user's tasks had time to end). */
-  private readonly erasures: Array<{ due: number; user: string; tries: number }> = [];
+  /** Erasures of idle users, each once its user's tasks had time to end. */
+  private readonly erasures: Erasures;
   private producer?: IdempotentProducer;
   private codec?: EventCodec;
   private running = false;
@@ -69,13 +67,14 @@ export class Workload {
     userCount: number,
   ) {
     this.users = Array.from({ length: userCount }, (_, i) => `chaos-user-${i}`);
+    this.erasures = new Erasures(stack, cluster, history, random);
   }
 
   /** Tokens for every user; a webhook for every other one. */
   async prepare(): Promise<void> {
     for (const user of [...this.users, ...this.idleUsers])
       this.tokens.set(user, await signLocalToken({ userId: user, ttl: '6h', stackDir: this.stack.stackDir }));
-    this.tokens.set(eraser, await signLocalToken({ userId: eraser, roles: ['admin'], ttl: '6h', stackDir: this.stack.stackDir }));
+    await this.erasures.prepare();
     for (const user of this.users.filter((_, i) => i % 2 === 0)) {
       const response = await fetch(`${this.cluster.url('notification')}/users/${user}/webhook`, {
         method: 'PUT',
@@ -105,9 +104,9 @@ export class Workload {
     while (this.running) {
       const due = this.later.findIndex((l) => l.due <= Date.now());
       const cancel = this.cancels.findIndex((c) => c.due <= Date.now());
-      const erasure = this.erasures.findIndex((e) => e.due <= Date.now());
-      if (erasure >= 0) {
-        this.track(this.erase(this.erasures.splice(erasure, 1)[0]));
+      const [erasure] = this.erasures.takeDue();
+      if (erasure) {
+        this.track(this.erasures.erase(erasure));
       } else if (cancel >= 0) {
         this.track(this.cancel(this.cancels.splice(cancel, 1)[0]));
       } else if (due >= 0) {
@@ -125,7 +124,7 @@ export class Workload {
     this.running = false;
     for (const { sent, repeat } of this.later.splice(0)) this.track(this.submit(sent, repeat));
     for (const cancel of this.cancels.splice(0)) this.track(this.cancel(cancel));
-    for (const erasure of this.erasures.splice(0)) this.track(this.erase(erasure));
+    for (const erasure of this.erasures.takeDue(true)) this.track(this.erasures.erase(erasure));
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
     await this.producer?.disconnect().catch(() => undefined);
   }
@@ -214,29 +213,7 @@ export class Workload {
       const sent = (key: string): Sent => ({ user, key, body: JSON.stringify({ reportType: 'summary', input: { n, idle: true } }), behaviour: 'success' });
       this.track(this.submit(sent(`idle-${n}-a`)));
       this.track(this.publishOutside(sent(`idle-${n}-b`), false));
-      this.erasures.push({ due: Date.now() + this.random.between(20_000, 60_000), user, tries: 0 });
-    }
-  }
-
-  /** An admin erases the user, under one key per user: a client with no answer (or a 5xx, or a busy 409) asks again with it. */
-  private async erase(erasure: { due: number; user: string; tries: number }): Promise<void> {
-    const tasks = this.random.pick(this.cluster.urls('tasks'));
-    const base = { kind: 'erase' as const, at: Date.now(), user: erasure.user };
-    let status = 0;
-    try {
-      const response = await fetch(`${tasks}/users/${erasure.user}/data`, {
-        method: 'DELETE',
-        headers: { authorization: `Bearer ${this.tokens.get(eraser)}`, 'idempotency-key': `erase-${erasure.user}` },
-        signal: AbortSignal.timeout(15_000),
-      });
-      status = response.status;
-      const answer = (await response.json().catch(() => ({}))) as { erasureId?: string };
-      this.history.record({ ...base, status, erasureId: answer.erasureId });
-    } catch (error) {
-      this.history.record({ ...base, status: 0, error: (error as Error).message });
-    }
-    if ((status === 0 || status >= 500 || status === 409) && erasure.tries < 10) {
-      this.erasures.push({ ...erasure, due: Date.now() + this.random.between(2_000, 10_000), tries: erasure.tries + 1 });
+      this.erasures.schedule(user, this.random.between(20_000, 60_000));
     }
   }
 

@@ -14,6 +14,7 @@ import { ReactionFailure, Reactions } from './reactions';
 import { EventHandlers } from './event-handlers';
 import { PartitionMessages, TogetherOutcome } from './gathering';
 import { pauseHeartbeating } from './pause-heartbeating';
+import { Arrival, decodeInOrder } from './decode-in-order';
 import { recordAllInInbox, recordInInbox } from './record-in-inbox';
 
 export type Delivery = 'handled' | 'duplicate' | 'dead-lettered' | 'given-back';
@@ -152,7 +153,7 @@ export class MessageDelivery {
    * the one at fault is not known, all of them, none with a failed attempt.
    */
   async deliverTogether(topic: string, partition: number, messages: KafkaMessage[]): Promise<TogetherOutcome> {
-    const decoded = await this.decodeUpToFailure(topic, partition, messages);
+    const decoded = await decodeInOrder(this.codec, this.options.name, topic, partition, messages);
     if (decoded.arrivals.length === 0) return { handled: 0, failure: decoded.undecodable };
     const failure = await this.commitTogether(decoded.arrivals);
     return failure ? { handled: 0, failure } : { handled: decoded.arrivals.length, failure: decoded.undecodable };
@@ -165,7 +166,7 @@ export class MessageDelivery {
    */
   async deliverGathered(parts: PartitionMessages[]): Promise<TogetherOutcome[]> {
     if (parts.length === 1) return [await this.deliverTogether(parts[0].topic, parts[0].partition, parts[0].messages)];
-    const decoded = await Promise.all(parts.map((part) => this.decodeUpToFailure(part.topic, part.partition, part.messages)));
+    const decoded = await Promise.all(parts.map((part) => decodeInOrder(this.codec, this.options.name, part.topic, part.partition, part.messages)));
     const arrivals = decoded.flatMap((part) => part.arrivals);
     if (arrivals.length > 0 && (await this.commitTogether(arrivals)) !== undefined) {
       const outcomes: TogetherOutcome[] = [];
@@ -175,20 +176,7 @@ export class MessageDelivery {
     return decoded.map((part) => ({ handled: part.arrivals.length, failure: part.undecodable }));
   }
 
-  /** The messages decoded in order, up to the first that cannot be. */
-  private async decodeUpToFailure(topic: string, partition: number, messages: KafkaMessage[]) {
-    const arrivals: Array<{ event: DomainEvent; consumed: ConsumedMessage }> = [];
-    for (const message of messages) {
-      try {
-        arrivals.push({ event: await this.codec.decode(message.value, this.codec.typeOfTopic(topic)), consumed: this.consumed(topic, partition, message) });
-      } catch (error) {
-        return { arrivals, undecodable: { index: arrivals.length, error } };
-      }
-    }
-    return { arrivals, undecodable: undefined };
-  }
-
-  private async commitTogether(arrivals: Array<{ event: DomainEvent; consumed: ConsumedMessage }>) {
+  private async commitTogether(arrivals: Arrival[]) {
     const started = process.hrtime.bigint();
     let fresh: boolean[];
     try {

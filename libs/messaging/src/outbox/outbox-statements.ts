@@ -50,3 +50,9 @@ export async function markPublished(session: Client, rows: Acknowledged[]): Prom
   // One array parameter per column rather than one per row
   await session.query(markSql.replace('?', '$1').replace('?', '$2').replace('?', '$3'), markBindings(rows));
 }
+
+/** A row the broker will never take (too large): set aside with its reason; later rows of its key wait for it. */
+export async function parkRow(session: Client, id: string, reason: string): Promise<void> {
+  dbStatements.inc();
+  await session.query('update outbox set parked_at = now(), park_reason = $2 where id = $1', [id, reason.slice(0, 1000)]);
+}

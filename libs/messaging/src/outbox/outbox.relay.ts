@@ -3,16 +3,13 @@ import type { Knex } from 'knex';
 import type { Kafka } from 'kafkajs';
 import type { Client } from 'pg';
 import { EventCodec } from '../event.codec';
-import type { Message } from 'kafkajs';
 import { IdempotentProducer, Placed } from '../idempotent-producer';
+import { Sending, sendRequest } from './send-request';
 import { WorkerLoop } from '@app/timing';
-import { failSpan } from '@app/tracing';
-import { dbStatements, relayRequestMessages, relayRequests } from '@app/metrics';
-import { openPublishSpans } from './publish-spans';
 import { outboxCommitted, outboxSignal } from './outbox-signal';
-import { Encoded, encodeRows, isTooLarge, OutboxRow, splitByBytes, toTopicMessages } from './relay-requests';
+import { Encoded, encodeRows, isTooLarge, OutboxRow, splitByBytes } from './relay-requests';
 import { RelaySession } from './relay-session';
-import { Acknowledged, markPublished, readUnpublished } from './outbox-statements';
+import { Acknowledged, markPublished, parkRow, readUnpublished } from './outbox-statements';
 
 const acknowledged = ({ encoded, place }: Sent): Acknowledged => ({
   id: encoded.row.id,
@@ -39,14 +36,6 @@ export interface RelayStats {
   published: number;
   parked: number;
   failedRounds: number;
-}
-
-/** A request with the broker; `failure` resolves to its error, if any. */
-interface Sending {
-  request: Encoded[];
-  failure: Promise<unknown>;
-  /** Where each row was appended, once acknowledged. */
-  places: Map<Message, Placed>;
 }
 
 /** A row Kafka acknowledged, waiting for its mark. */
@@ -183,7 +172,7 @@ export class OutboxRelay {
       }
       for (const request of splitByBytes(encoded, this.maxBatchBytes)) {
         if (!(await awaitSending())) return true;
-        sending = this.send(request);
+        sending = sendRequest(this.producer, request);
       }
       if (!full) break;
     }
@@ -214,22 +203,6 @@ export class OutboxRelay {
     this.stats.published += rows.length;
   }
 
-  /** Sends one request in its rows' publish spans; `failure` resolves to the error, if any (it never rejects). */
-  private send(request: Encoded[]): Sending {
-    const spans = openPublishSpans(request);
-    relayRequests.inc();
-    relayRequestMessages.inc(request.length);
-    const places = new Map<Message, Placed>();
-    const failure = this.producer.sendBatchPlaced({ acks: -1, topicMessages: toTopicMessages(request) }).then(
-      (placed) => void placed.forEach((place, message) => places.set(message, place)),
-      (error: unknown) => {
-        for (const span of spans) failSpan(span, error);
-        return error;
-      },
-    );
-    return { request, places, failure: failure.finally(() => spans.forEach((span) => span.end())) };
-  }
-
   /** A lone row too large is parked; several rows too large together mean our limit is above the broker's. */
   private async refusedForSize(session: Client, request: Encoded[], error: unknown): Promise<void> {
     if (request.length > 1) {
@@ -239,8 +212,7 @@ export class OutboxRelay {
     }
     const [{ row, topic, bytes }] = request;
     const reason = `${topic}: about ${bytes} bytes, refused by the broker (${(error as Error).message})`;
-    dbStatements.inc();
-    await session.query('update outbox set parked_at = now(), park_reason = $2 where id = $1', [row.id, reason.slice(0, 1000)]);
+    await parkRow(session, row.id, reason);
     this.stats.parked++;
     this.logger.error(`parked outbox row ${row.id} (${row.event_type}, key ${row.message_key}): ${reason}; later rows of its key wait for it`);
   }

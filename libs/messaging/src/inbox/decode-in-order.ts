@@ -1,0 +1,28 @@
+import type { KafkaMessage } from 'kafkajs';
+import type { DomainEvent } from '@app/events';
+import type { EventCodec } from '../event.codec';
+import type { ConsumedMessage } from './consumed-message';
+
+export interface Arrival {
+  event: DomainEvent;
+  consumed: ConsumedMessage;
+}
+
+/** A partition's messages decoded in offset order, up to the first that cannot be (its index and error). */
+export async function decodeInOrder(
+  codec: EventCodec,
+  consumer: string,
+  topic: string,
+  partition: number,
+  messages: KafkaMessage[],
+): Promise<{ arrivals: Arrival[]; undecodable?: { index: number; error: unknown } }> {
+  const arrivals: Arrival[] = [];
+  for (const message of messages) {
+    try {
+      arrivals.push({ event: await codec.decode(message.value, codec.typeOfTopic(topic)), consumed: { consumer, topic, partition, message } });
+    } catch (error) {
+      return { arrivals, undecodable: { index: arrivals.length, error } };
+    }
+  }
+  return { arrivals };
+}
