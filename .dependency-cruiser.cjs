@@ -26,7 +26,15 @@ module.exports = {
       comment: 'What a library offers is what its index exports (`@app/<lib>`); its other files are its own.',
       severity: 'error',
       from: { path: '^(apps|tools|test|bench)/' },
-      to: { path: '^libs/[^/]+/src/', pathNot: '^libs/[^/]+/src/index\\.ts$' },
+      to: { path: '^libs/[^/]+/src/', pathNot: ['^libs/[^/]+/src/index\\.ts$', '^libs/messaging/src/testing\\.ts$'] },
+    },
+    {
+      name: 'messaging-parts-for-its-tests-only',
+      comment:
+        "`@app/messaging/testing` runs the consumer and relay by hand: for the mechanism's tests and the relay benchmark, never a service, library or tool.",
+      severity: 'error',
+      from: { path: '^(apps|libs|tools)/', pathNot: '^libs/messaging/' },
+      to: { path: '^libs/messaging/src/testing\\.ts$' },
     },
     {
       name: 'libraries-enter-each-other-by-the-index',

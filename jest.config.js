@@ -7,7 +7,7 @@ const base = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': 'ts-jest' },
   moduleFileExtensions: ['ts', 'js', 'json'],
-  moduleNameMapper: { '^@app/(.*)$': '<rootDir>/libs/$1/src' },
+  moduleNameMapper: { '^@app/messaging/testing$': '<rootDir>/libs/messaging/src/testing', '^@app/(.*)$': '<rootDir>/libs/$1/src' },
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.stack/'],
   setupFiles: ['<rootDir>/test/support/quiet-logs.ts', '<rootDir>/test/support/kafka-as-admin.ts'],
 };

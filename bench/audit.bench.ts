@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { defaults } from '@app/config';
 import { DomainEvent, eventTypes, newEvent } from '@app/events';
-import { createKafka, ensureTopics, EventCodec } from '@app/messaging';
+import { createKafka, ensureTopics, EventCodec } from '@app/kafka';
 import { rssMb } from './throughput/process-cost';
 import { runBenchmark, writeResult } from './bench-support';
 

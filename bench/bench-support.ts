@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ensureTopics, localKafkaEnv, localRegistryEnv } from '@app/messaging';
+import { ensureTopics, localKafkaEnv, localRegistryEnv } from '@app/kafka';
 import type { Platform } from '../test/support/platform';
 import { setTimeout as sleep } from 'node:timers/promises';
 

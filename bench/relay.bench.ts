@@ -12,7 +12,9 @@ import { Logger } from '@nestjs/common';
 import { defaults } from '@app/config';
 import { createKnex, dropDatabase, ensureDatabase, migrateToLatest } from '@app/database';
 import { DomainEvent, eventTypes, newEvent } from '@app/events';
-import { addToOutbox, createKafka, EventCodec, messagingTables, outboxCommitted, OutboxRelay, outboxParking, outboxSignal, relayLockKey } from '@app/messaging';
+import { messagingMigrations, outbox } from '@app/messaging';
+import { createKafka, EventCodec } from '@app/kafka';
+import { outboxCommitted, OutboxRelay, outboxSignal, relayLockKey } from '@app/messaging/testing';
 import { percentile, runBenchmark, writeResult } from './bench-support';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -68,7 +70,7 @@ async function relayThroughput(db: ReturnType<typeof createKnex>, batchSize: num
   const rows = Array.from({ length: throughputEvents }, (_, i) => event(i));
   for (let i = 0; i < rows.length; i += 500) {
     await db.transaction(async (trx) => {
-      for (const e of rows.slice(i, i + 500)) await addToOutbox(trx, e);
+      for (const e of rows.slice(i, i + 500)) await outbox.add(trx, e);
     });
   }
   const relay = new OutboxRelay(db, kafka, codec, { batchSize, pollIntervalMs: 1000, retentionMs: 3_600_000 });
@@ -133,7 +135,7 @@ async function latencies(write: (e: DomainEvent) => Promise<void>): Promise<numb
 async function main(): Promise<void> {
   await ensureDatabase(databaseUrl);
   const db = createKnex(databaseUrl);
-  await migrateToLatest(db, [messagingTables, outboxParking]);
+  await migrateToLatest(db, messagingMigrations);
   await createTopics();
   await registerSchemas(codec);
   try {
@@ -162,16 +164,16 @@ async function main(): Promise<void> {
     await db('outbox').delete();
     const relay = new OutboxRelay(db, kafka, codec, { batchSize: 100, pollIntervalMs: 1000, retentionMs: 3_600_000 });
     await relay.start();
-    const outbox = await latencies((e) => db.transaction((trx) => addToOutbox(trx, e)));
+    const outboxLatencies = await latencies((e) => db.transaction((trx) => outbox.add(trx, e)));
     await relay.stop();
 
     result.latencyMs = {
-      'outbox commit→append': { p50: percentile(outbox, 50), p99: percentile(outbox, 99) },
+      'outbox commit→append': { p50: percentile(outboxLatencies, 50), p99: percentile(outboxLatencies, 99) },
       'kafkajs send→append (baseline)': { p50: percentile(raw, 50), p99: percentile(raw, 99) },
     };
     result.latencyRatio = {
-      p50: +(percentile(outbox, 50) / Math.max(1, percentile(raw, 50))).toFixed(2),
-      p99: +(percentile(outbox, 99) / Math.max(1, percentile(raw, 99))).toFixed(2),
+      p50: +(percentile(outboxLatencies, 50) / Math.max(1, percentile(raw, 50))).toFixed(2),
+      p99: +(percentile(outboxLatencies, 99) / Math.max(1, percentile(raw, 99))).toFixed(2),
     };
     writeResult(process.env.BENCH_RESULT || 'relay', result);
   } finally {

@@ -21,10 +21,10 @@
  */
 import * as os from 'node:os';
 import { Logger } from '@nestjs/common';
-import { serviceNames } from '@app/config';
+import { defaults, serviceNames } from '@app/config';
 import { createKnex, dropDatabase, ensureDatabase, migrateToLatest } from '@app/database';
-import { EventCodec, messagingTables } from '@app/messaging';
-import { defaults } from '@app/config';
+import { messagingMigrations } from '@app/messaging';
+import { EventCodec } from '@app/kafka';
 import { Platform } from '../test/support/platform';
 import { tokenFor } from '../test/support/tokens';
 import { benchSettings, kafkaHop, percentile, runBenchmark, writeResult } from './bench-support';
@@ -140,7 +140,7 @@ async function limits(platform: Platform, eventBytes: number) {
   await ensureDatabase(url.toString());
   const db = createKnex(url.toString());
   try {
-    await migrateToLatest(db, [messagingTables]);
+    await migrateToLatest(db, messagingMigrations);
     const transactions = await eventTransactionsPerSecond(db, url.toString(), 8, eventBytes);
     const pipe = await kafkaPipePerSecond(platform.kafka, `${platform.env.topicPrefix}bench-pipe`, eventBytes);
     const hopP99Ms = percentile(await kafkaHop(platform, 200), 99);

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { defaults } from '@app/config';
 import { newEvent } from '@app/events';
-import { EventCodec, localKafkaEnv, localRegistryEnv } from '@app/messaging';
+import { EventCodec, localKafkaEnv, localRegistryEnv } from '@app/kafka';
 import { Platform } from './support/platform';
 
 const run = promisify(execFile);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { defaults } from '@app/config';
 import { loadSchema, TaskRequested } from '@app/events';
-import { createKafka, ensureTopics, EventCodec } from '@app/messaging';
+import { createKafka, ensureTopics, EventCodec } from '@app/kafka';
 import { registryAuthorization } from './support/registry-authorization';
 import { removeTestData } from './support/remove-test-data';
 import { uniqueSuffix } from './support/unique';

@@ -1,5 +1,5 @@
 import { defaults } from '@app/config';
-import { createKafka } from '@app/messaging';
+import { createKafka } from '@app/kafka';
 import { healthStatus, RunningService, startService, stopService, waitForHealth } from '../tools/run/service-process';
 import { kafkaProcess } from '../tools/stack/kafka';
 import { runningPid } from '../tools/stack/processes';

@@ -1,5 +1,5 @@
 import { defaults } from '@app/config';
-import { EventCodec } from '@app/messaging';
+import { EventCodec } from '@app/kafka';
 import { decodeOrNull } from '../tools/chaos/evidence';
 import { FaultyProxy } from './support/faulty-proxy';
 import { taskRequested } from './support/messaging-world';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { localAuthFiles } from '@app/auth';
-import { localKafkaEnv, localRegistryEnv } from '@app/messaging';
+import { localKafkaEnv, localRegistryEnv } from '@app/kafka';
 import { Platform } from './support/platform';
 import { JsonBody } from './support/json-body';
 

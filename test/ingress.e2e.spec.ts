@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { localKafkaEnv, localRegistryEnv } from '@app/messaging';
+import { localKafkaEnv, localRegistryEnv } from '@app/kafka';
 import { Platform } from './support/platform';
 import { JsonBody } from './support/json-body';
 

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { localKafkaCredentials } from '@app/messaging';
+import { localKafkaCredentials } from '@app/kafka';
 import { requireDebianPackage } from '../tools/stack/toolchain';
 
 /**

@@ -1,6 +1,6 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { defaults } from '@app/config';
-import { registryAuthFromEnv } from '@app/messaging';
+import { registryAuthFromEnv } from '@app/kafka';
 import { uniqueSuffix } from './support/unique';
 
 describe('schema evolution under the registry global BACKWARD rule', () => {

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Kafka } from 'kafkajs';
 import type { Knex } from 'knex';
-import { ensureTopics } from '@app/messaging';
+import { ensureTopics } from '@app/kafka';
 import { postgresBinDir } from '../../tools/stack/postgres';
 
 /**

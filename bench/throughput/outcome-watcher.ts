@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Consumer, Kafka } from 'kafkajs';
 import { eventTypes } from '@app/events';
-import { EventCodec } from '@app/messaging';
+import { EventCodec } from '@app/kafka';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**

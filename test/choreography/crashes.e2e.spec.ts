@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { relayLockKey } from '@app/messaging';
+import { relayLockKey } from '@app/messaging/testing';
 import { Platform } from '../support/platform';
 import { waitFor } from '../support/wait-for';
 

@@ -1,6 +1,6 @@
 import { defaults } from '@app/config';
 import { topicFor } from '@app/events';
-import { EventCodec } from '@app/messaging';
+import { EventCodec } from '@app/kafka';
 import { stopService } from '../../tools/run/service-process';
 import { Platform } from '../support/platform';
 import { TopicReader } from '../support/topic-reader';

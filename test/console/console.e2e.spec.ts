@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { defaults } from '@app/config';
 import { loadSchema, newEvent } from '@app/events';
-import { EventCodec } from '@app/messaging';
+import { EventCodec } from '@app/kafka';
 import { launchBrowser, screenshot, signIn } from '../support/browser';
 import { Platform } from '../support/platform';
 import { registryAuthorization } from '../support/registry-authorization';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PlatformError } from '@app/failures';
-import { deadLetterHeaders } from '@app/messaging';
+import { deadLetterHeaders } from '@app/dead-letters';
 import { MessagingWorld, taskRequested } from '../support/messaging-world';
 import { header, TopicReader } from '../support/topic-reader';
 import { waitFor } from '../support/wait-for';

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { createKnex } from '@app/database';
-import { ConsumerRunner, HandlerContext } from '@app/messaging';
+import { HandlerContext } from '@app/messaging';
+import { ConsumerRunner } from '@app/messaging/testing';
 import { MessagingWorld, taskRequested } from '../support/messaging-world';
 import { waitFor } from '../support/wait-for';
 

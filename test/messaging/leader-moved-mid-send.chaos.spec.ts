@@ -3,7 +3,7 @@ import { readToEnd } from '@app/kafka-admin';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Kafka, logLevel, Producer, RecordMetadata } from 'kafkajs';
-import { createKafka, IdempotentProducer, localKafkaCredentials, UnansweredPartitions } from '@app/messaging';
+import { createKafka, IdempotentProducer, localKafkaCredentials, UnansweredPartitions } from '@app/kafka';
 import { kafkaProcess, startKafka, stopKafka } from '../../tools/stack/kafka';
 import { runningPid } from '../../tools/stack/processes';
 import { kafkaBootstrap, kafkaNodes, loadStackConfig, StackConfig } from '../../tools/stack/stack.config';

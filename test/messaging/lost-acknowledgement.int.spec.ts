@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { defaults } from '@app/config';
-import { addToOutbox, createKafka, OutboxRelay } from '@app/messaging';
+import { outbox } from '@app/messaging';
+import { createKafka } from '@app/kafka';
+import { OutboxRelay } from '@app/messaging/testing';
 import { LossyKafkaNetwork } from '../support/lossy-kafka-network';
 import { MessagingWorld, taskRequested } from '../support/messaging-world';
 import { TopicReader } from '../support/topic-reader';
@@ -26,21 +28,21 @@ describe('the relay when the broker appends a batch but its answer is lost', () 
     // Given a key the relay has already published on, so its producer has a sequence on that partition
     const taskId = randomUUID();
     const first = taskRequested(taskId, 'first');
-    await world.db.transaction((trx) => addToOutbox(trx, first));
+    await world.db.transaction((trx) => outbox.add(trx, first));
     await waitFor(() => reader.events().some((e) => e.eventId === first.eventId), { what: 'the first event' });
 
     // When the broker appends the next batch but its answer is lost and the broker cannot be reached
     network.loseNextProduceAnswer();
     const appended = [taskRequested(taskId, 'a'), taskRequested(taskId, 'b')];
     await world.db.transaction(async (trx) => {
-      for (const event of appended) await addToOutbox(trx, event);
+      for (const event of appended) await outbox.add(trx, event);
     });
     await waitFor(() => reader.events().some((e) => e.eventId === appended[1].eventId), { what: 'the batch appended by the broker' });
     await waitFor(() => relay.stats.failedRounds > 0, { what: 'the relay giving the batch up' });
     // And more rows of the key are written before it heals, so the next batch is not the lost one
     const later = [taskRequested(taskId, 'c'), taskRequested(taskId, 'd'), taskRequested(taskId, 'e')];
     await world.db.transaction(async (trx) => {
-      for (const event of later) await addToOutbox(trx, event);
+      for (const event of later) await outbox.add(trx, event);
     });
     network.heal();
 

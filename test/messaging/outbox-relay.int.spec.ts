@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createKnex } from '@app/database';
 import { PlatformError } from '@app/failures';
-import { addToOutbox } from '@app/messaging';
+import { outbox } from '@app/messaging';
 import { MessagingWorld, taskRequested } from '../support/messaging-world';
 import { header, TopicReader } from '../support/topic-reader';
 import { waitFor } from '../support/wait-for';
@@ -23,7 +23,7 @@ describe('the outbox and its relay', () => {
     const event = taskRequested();
     await world.db.transaction(async (trx) => {
       await trx('effects').insert({ event_id: event.eventId, note: 'business row' });
-      await addToOutbox(trx, event);
+      await outbox.add(trx, event);
     });
 
     // Then the event reaches its topic, decoded equal to what was written
@@ -47,7 +47,7 @@ describe('the outbox and its relay', () => {
     // Given events of several tasks committed in one transaction (one request, several partitions)
     const events = Array.from({ length: 12 }, () => taskRequested());
     await world.db.transaction(async (trx) => {
-      for (const event of events) await addToOutbox(trx, event);
+      for (const event of events) await outbox.add(trx, event);
     });
 
     // When they are published and marked
@@ -71,14 +71,14 @@ describe('the outbox and its relay', () => {
     const rolledBack = taskRequested();
     await expect(
       world.db.transaction(async (trx) => {
-        await addToOutbox(trx, rolledBack);
+        await outbox.add(trx, rolledBack);
         throw new Error('business rule failed after the event was added');
       }),
     ).rejects.toThrow('business rule failed');
 
     // When a later event is committed and published
     const later = taskRequested();
-    await world.db.transaction((trx) => addToOutbox(trx, later));
+    await world.db.transaction((trx) => outbox.add(trx, later));
     await waitFor(() => reader.events().some((e) => e.eventId === later.eventId), { what: 'the later event' });
 
     // Then the rolled-back one is neither on the topic nor in the outbox
@@ -92,16 +92,16 @@ describe('the outbox and its relay', () => {
     const extraField = { ...taskRequested(), colour: 'blue' } as never;
 
     // Then each is refused with a precise message
-    await expect(world.db.transaction((trx) => addToOutbox(trx, wrongType))).rejects.toThrow(PlatformError);
-    await expect(world.db.transaction((trx) => addToOutbox(trx, wrongType))).rejects.toThrow(
+    await expect(world.db.transaction((trx) => outbox.add(trx, wrongType))).rejects.toThrow(PlatformError);
+    await expect(world.db.transaction((trx) => outbox.add(trx, wrongType))).rejects.toThrow(
       'TaskRequested does not match its schema: reportType: 42 is not a valid string',
     );
-    await expect(world.db.transaction((trx) => addToOutbox(trx, extraField))).rejects.toThrow('TaskRequested has fields its schema lacks: colour');
-    await expect(world.db.transaction((trx) => addToOutbox(trx, { ...taskRequested(), eventType: 'TaskExploded' } as never))).rejects.toThrow(
+    await expect(world.db.transaction((trx) => outbox.add(trx, extraField))).rejects.toThrow('TaskRequested has fields its schema lacks: colour');
+    await expect(world.db.transaction((trx) => outbox.add(trx, { ...taskRequested(), eventType: 'TaskExploded' } as never))).rejects.toThrow(
       'unknown eventType "TaskExploded"',
     );
     const anonymous = { ...taskRequested(), producer: '' };
-    await expect(world.db.transaction((trx) => addToOutbox(trx, anonymous))).rejects.toThrow('names no producer');
+    await expect(world.db.transaction((trx) => outbox.add(trx, anonymous))).rejects.toThrow('names no producer');
     // And nothing was written
     const ids = [wrongType, extraField, anonymous].map((e: { eventId: string }) => e.eventId);
     expect(await world.db('outbox').whereIn('event_id', ids)).toHaveLength(0);
@@ -117,7 +117,7 @@ describe('the outbox and its relay', () => {
     // When two writers each write 250 events over their own 5 keys, concurrently, one event per transaction
     const write = async (pool: typeof secondPool, writerKeys: string[]) => {
       for (let seq = 0; seq < 50; seq++) {
-        for (const key of writerKeys) await pool.transaction((trx) => addToOutbox(trx, taskRequested(key, String(seq))));
+        for (const key of writerKeys) await pool.transaction((trx) => outbox.add(trx, taskRequested(key, String(seq))));
       }
     };
     await Promise.all([write(world.db, keys.slice(0, 5)), write(secondPool, keys.slice(5))]);
@@ -142,7 +142,7 @@ describe('the outbox and its relay', () => {
     const pruning = createKnex(world.databaseUrl);
     world.onTeardown(() => pruning.destroy());
     const event = taskRequested();
-    await world.db.transaction((trx) => addToOutbox(trx, event));
+    await world.db.transaction((trx) => outbox.add(trx, event));
     await waitFor(() => reader.events().some((e) => e.eventId === event.eventId), { what: 'the event on its topic' });
 
     // When that relay runs

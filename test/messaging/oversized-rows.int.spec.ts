@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { ConfigResourceTypes } from 'kafkajs';
-import { addToOutbox, listParkedRows, OutboxRelay } from '@app/messaging';
+import { outbox } from '@app/messaging';
+import { listParkedRows } from '@app/dead-letters';
+import { OutboxRelay } from '@app/messaging/testing';
 import { MessagingWorld, taskRequested } from '../support/messaging-world';
 import { TopicReader } from '../support/topic-reader';
 import { waitFor } from '../support/wait-for';
@@ -47,7 +49,7 @@ describe('the relay with rows larger than the broker takes', () => {
     const tooLarge = large(1_200_000, bigKey);
     const behindIt = [taskRequested(bigKey, 'after the big one, 1'), taskRequested(bigKey, 'after the big one, 2')];
     const otherKey = taskRequested(randomUUID(), 'another key, last');
-    for (const event of [...sixty, tooLarge, ...behindIt, otherKey]) await world.db.transaction((trx) => addToOutbox(trx, event));
+    for (const event of [...sixty, tooLarge, ...behindIt, otherKey]) await world.db.transaction((trx) => outbox.add(trx, event));
 
     // When the relay starts (the broker is back)
     relay = await world.relay({ batchSize: 100 });

@@ -1,7 +1,7 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { defaults } from '@app/config';
 import { DomainEvent, loadSchema, subjectFor } from '@app/events';
-import { registryAuthFromEnv } from '@app/messaging';
+import { registryAuthFromEnv } from '@app/kafka';
 import { MessagingWorld, taskRequested } from '../support/messaging-world';
 import { waitFor } from '../support/wait-for';
 

@@ -1,5 +1,5 @@
 import { defaults } from '@app/config';
-import { EventCodec } from '@app/messaging';
+import { EventCodec } from '@app/kafka';
 import { FaultyProxy, ProxyMode } from '../support/faulty-proxy';
 import { MessagingWorld, taskRequested } from '../support/messaging-world';
 import { waitFor } from '../support/wait-for';

@@ -1,5 +1,5 @@
 import { defaults } from '@app/config';
-import { EventCodec } from '@app/messaging';
+import { EventCodec } from '@app/kafka';
 import { startRegistry, stopRegistry } from '../../tools/stack/registry';
 import { loadStackConfig } from '../../tools/stack/stack.config';
 import { MessagingWorld, taskRequested } from '../support/messaging-world';

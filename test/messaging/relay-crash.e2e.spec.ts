@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { createKnex } from '@app/database';
-import { addToOutbox, localKafkaEnv } from '@app/messaging';
+import { outbox } from '@app/messaging';
+import { localKafkaEnv } from '@app/kafka';
 import { RunningService, startService, stopService, waitForHealth } from '../../tools/run/service-process';
 import { MessagingWorld, taskRequested } from '../support/messaging-world';
 import { relayLockHolder } from '../support/relay-lock';
@@ -47,7 +48,7 @@ describe('the outbox relay when its process dies', () => {
     const event = taskRequested();
     await world.db.transaction(async (trx) => {
       await trx('effects').insert({ event_id: event.eventId, note: 'business row' });
-      await addToOutbox(trx, event);
+      await outbox.add(trx, event);
     });
     // Then nothing is published while the relay is dead
     expect(await world.messageCount(topic())).toBe(0);
@@ -64,7 +65,7 @@ describe('the outbox relay when its process dies', () => {
   it("publishes again after dying between Kafka's acknowledgement and the mark, and the consumer applies it once", async () => {
     // Given an event committed while no relay runs
     const event = taskRequested();
-    await world.db.transaction((trx) => addToOutbox(trx, event));
+    await world.db.transaction((trx) => outbox.add(trx, event));
     // And its row locked, so that the relay's mark will wait after Kafka acknowledged the send
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -125,7 +126,7 @@ describe('the outbox relay when its process dies', () => {
 
     // When two writers write 500 events over 10 keys while first one instance, then the other, is killed
     const write = async (db: Knex, writerKeys: string[], from: number, to: number) => {
-      for (let seq = from; seq < to; seq++) for (const key of writerKeys) await db.transaction((trx) => addToOutbox(trx, taskRequested(key, String(seq))));
+      for (let seq = from; seq < to; seq++) for (const key of writerKeys) await db.transaction((trx) => outbox.add(trx, taskRequested(key, String(seq))));
     };
     const writeRound = (from: number, to: number) => Promise.all([write(world.db, keys.slice(0, 5), from, to), write(secondWriter, keys.slice(5), from, to)]);
     await writeRound(0, 20);
@@ -161,7 +162,7 @@ describe('the outbox relay when its process dies', () => {
     a.child.kill('SIGSTOP');
     try {
       const event = taskRequested();
-      await world.db.transaction((trx) => addToOutbox(trx, event));
+      await world.db.transaction((trx) => outbox.add(trx, event));
 
       // Then the server ends the hung instance's idle session, the second takes the lock and publishes the event
       await waitFor(() => publishedAt(event.eventId), { what: 'the event published by the second instance', timeoutMs: 60_000 });
@@ -173,7 +174,7 @@ describe('the outbox relay when its process dies', () => {
 
     // And once awake, the first goes on running without taking the lock back, and the second keeps publishing
     const later = taskRequested();
-    await world.db.transaction((trx) => addToOutbox(trx, later));
+    await world.db.transaction((trx) => outbox.add(trx, later));
     await waitFor(() => publishedAt(later.eventId), { what: 'a later event published' });
     expect(copiesOf(later.eventId)).toBeLessThanOrEqual(1);
     expect(a.child.exitCode).toBeNull();

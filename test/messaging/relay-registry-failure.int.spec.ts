@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { defaults } from '@app/config';
 import { newEvent } from '@app/events';
-import { addToOutbox, EventCodec, OutboxRelay } from '@app/messaging';
+import { outbox } from '@app/messaging';
+import { EventCodec } from '@app/kafka';
+import { OutboxRelay } from '@app/messaging/testing';
 import { FaultyProxy } from '../support/faulty-proxy';
 import { MessagingWorld, taskRequested } from '../support/messaging-world';
 import { TopicReader } from '../support/topic-reader';
@@ -35,7 +37,7 @@ describe('the relay when the schema registry fails in the middle of a run', () =
     const origin = { taskId, userId: 'user-1', correlationId: randomUUID(), causationId: null };
     const blocked = newEvent('QuotaDebited', { amount: 1, balanceAfter: 9 }, origin, 'quota');
     await world.db.transaction(async (trx) => {
-      for (const event of [...sendable, blocked]) await addToOutbox(trx, event);
+      for (const event of [...sendable, blocked]) await outbox.add(trx, event);
     });
     await relay.start();
 

@@ -1,4 +1,5 @@
-import { addToOutbox, OutboxRelay } from '@app/messaging';
+import { outbox } from '@app/messaging';
+import { OutboxRelay } from '@app/messaging/testing';
 import { MessagingWorld, taskRequested } from '../support/messaging-world';
 import { relayLockHolder } from '../support/relay-lock';
 import { TopicReader } from '../support/topic-reader';
@@ -25,7 +26,7 @@ describe("the relay's own session", () => {
   it('goes on publishing on a new session, holding the lock again, after the server ended the one it had', async () => {
     // Given the relay publishing, its session holding the lock
     const before = taskRequested();
-    await world.db.transaction((trx) => addToOutbox(trx, before));
+    await world.db.transaction((trx) => outbox.add(trx, before));
     await waitFor(() => published(before.eventId), { what: 'the first event marked' });
     const first = await waitFor(() => lockHolder(), { what: 'the relay to hold its lock' });
 
@@ -36,7 +37,7 @@ describe("the relay's own session", () => {
 
     // And an event is committed afterwards
     const after = taskRequested();
-    await world.db.transaction((trx) => addToOutbox(trx, after));
+    await world.db.transaction((trx) => outbox.add(trx, after));
 
     // Then the relay's round on the dead session fails, it opens another, takes the lock again, and publishes the event once
     await waitFor(() => published(after.eventId), { what: 'the later event marked' });

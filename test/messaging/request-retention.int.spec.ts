@@ -1,8 +1,8 @@
 import { ConfigResourceTypes } from 'kafkajs';
 import { provisionTopicsAndAcls } from '@app/kafka-admin';
 import { defaults } from '@app/config';
-import { topicFor } from '@app/events';
-import { createKafka, deadLetterTopicFor } from '@app/messaging';
+import { deadLetterTopicFor, topicFor } from '@app/events';
+import { createKafka } from '@app/kafka';
 import { removeTestData } from '../support/remove-test-data';
 import { uniqueSuffix } from '../support/unique';
 

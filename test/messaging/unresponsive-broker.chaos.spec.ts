@@ -1,5 +1,5 @@
 import { defaults } from '@app/config';
-import { abandonedProvisioningSettled, createKafka, ensureTopics } from '@app/messaging';
+import { abandonedProvisioningSettled, createKafka, ensureTopics } from '@app/kafka';
 import { DeadlineExceeded } from '@app/timing';
 import { kafkaProcess } from '../../tools/stack/kafka';
 import { runningPid } from '../../tools/stack/processes';

@@ -1,7 +1,7 @@
 import { createServer, Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { newEvent, topicFor } from '@app/events';
-import { EventCodec } from '@app/messaging';
+import { EventCodec } from '@app/kafka';
 import { defaults } from '@app/config';
 import { AppName } from '../../tools/run/service-process';
 import { Platform } from '../support/platform';

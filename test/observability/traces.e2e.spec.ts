@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import { newEvent } from '@app/events';
-import { EventCodec } from '@app/messaging';
+import { EventCodec } from '@app/kafka';
 import { defaults } from '@app/config';
 import { loadStackConfig, zipkinUrl } from '../../tools/stack/stack.config';
 import { Platform } from '../support/platform';

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { defaults } from '@app/config';
 import { newEvent } from '@app/events';
-import { EventCodec, localKafkaEnv, localRegistryEnv } from '@app/messaging';
+import { EventCodec, localKafkaEnv, localRegistryEnv } from '@app/kafka';
 import { loadStackConfig, zipkinUrl } from '../../tools/stack/stack.config';
 import { Platform } from '../support/platform';
 import { asAdmin, authAs } from '../support/tokens';

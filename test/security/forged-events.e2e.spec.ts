@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { defaults } from '@app/config';
 import { DomainEvent, EventType, newEvent } from '@app/events';
-import { EventCodec } from '@app/messaging';
+import { EventCodec } from '@app/kafka';
 import { readDeadLetters } from '@app/dead-letters';
 import { Platform } from '../support/platform';
 import { asAdmin } from '../support/tokens';

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { defaults } from '@app/config';
 import { loadSchema, subjectFor, topicFor } from '@app/events';
-import { basicAuthorization, localRegistryCredentials } from '@app/messaging';
+import { basicAuthorization, localRegistryCredentials } from '@app/kafka';
 import { registryProcess } from '../../tools/stack/registry';
 import { runningPid } from '../../tools/stack/processes';
 import { loadStackConfig } from '../../tools/stack/stack.config';

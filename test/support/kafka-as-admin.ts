@@ -1,4 +1,4 @@
-import { localKafkaEnv, localRegistryEnv } from '@app/messaging';
+import { localKafkaEnv, localRegistryEnv } from '@app/kafka';
 
 // Test code talks to Kafka and the registry as the local stack's admin (it makes topics, ACLs and
 // schemas, and reads every topic); each service a test starts gets its own principal instead

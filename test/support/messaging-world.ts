@@ -4,17 +4,9 @@ import type { Kafka } from 'kafkajs';
 import { defaults } from '@app/config';
 import { createKnex, ensureDatabase, migrateToLatest } from '@app/database';
 import { DomainEvent, newEvent } from '@app/events';
-import {
-  ConsumerRunner,
-  createKafka,
-  EventCodec,
-  EventHandlers,
-  messagingTables,
-  outboxParking,
-  outboxPlaces,
-  OutboxRelay,
-  RelayOptions,
-} from '@app/messaging';
+import { EventHandlers, messagingMigrations } from '@app/messaging';
+import { ConsumerRunner, OutboxRelay, RelayOptions } from '@app/messaging/testing';
+import { createKafka, EventCodec } from '@app/kafka';
 import { removeTestData } from './remove-test-data';
 import { TestEnv } from './test-env';
 
@@ -44,7 +36,7 @@ export class MessagingWorld {
 
   async setup(): Promise<this> {
     await ensureDatabase(this.databaseUrl);
-    await migrateToLatest(this.db, [messagingTables, outboxParking, outboxPlaces]);
+    await migrateToLatest(this.db, messagingMigrations);
     await createEffectsTable(this.db);
     await this.env.provision(); // every event topic, the services' dead letters, and the principals' ACLs
     return this;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { relayLockKey } from '@app/messaging';
+import { relayLockKey } from '@app/messaging/testing';
 
 /** The backend holding the relay's lock in `db`'s database, if any (a bigint key below 2^32 is objid, with classid 0). */
 export async function relayLockHolder(db: Knex): Promise<number | undefined> {

@@ -1,7 +1,7 @@
 import { defaults, ServiceName } from '@app/config';
 import { provisionTopicsAndAcls, registerSchemas } from '@app/kafka-admin';
 import { dropDatabase } from '@app/database';
-import { createKafka, EventCodec, localKafkaEnv, localRegistryCredentials, localRegistryEnv } from '@app/messaging';
+import { createKafka, EventCodec, localKafkaEnv, localRegistryCredentials, localRegistryEnv } from '@app/kafka';
 import { uniqueSuffix } from './unique';
 
 /**

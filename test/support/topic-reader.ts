@@ -1,6 +1,6 @@
 import type { IHeaders, Kafka } from 'kafkajs';
 import { DomainEvent } from '@app/events';
-import { EventCodec, fetchWaitMs } from '@app/messaging';
+import { EventCodec, fetchWaitMs } from '@app/kafka';
 import { uniqueSuffix } from './unique';
 
 export interface ReadMessage {

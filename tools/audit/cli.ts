@@ -5,7 +5,7 @@ import { parseDuration } from '@app/timing';
 import { SingleBar } from 'cli-progress';
 import { loadServiceConfig } from '@app/config';
 import { DomainEvent } from '@app/events';
-import { createKafka, EventCodec, localKafkaEnv, localRegistryEnv } from '@app/messaging';
+import { createKafka, EventCodec, localKafkaEnv, localRegistryEnv } from '@app/kafka';
 import { createKnex } from '@app/database';
 import { defaultStuckAfterMs, timelines } from './audit-invariants';
 import { compareProjection } from './rebuild';

@@ -1,7 +1,7 @@
 import type { Kafka } from 'kafkajs';
 import { readToEnd } from '@app/kafka-admin';
 import { DomainEvent, taskEventTypes } from '@app/events';
-import { EventCodec } from '@app/messaging';
+import { EventCodec } from '@app/kafka';
 
 export interface Undecodable {
   topic: string;

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createKafka, localKafkaCredentials } from '@app/messaging';
+import { createKafka, localKafkaCredentials } from '@app/kafka';
 import { kafkaBootstrap, StackConfig } from '../stack/stack.config';
 import { campaignStackConfig, freshCampaignStack, stopCampaignStack } from './campaign-stack';
 import { Cluster } from './cluster';

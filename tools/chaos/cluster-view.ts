@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { logLevel } from 'kafkajs';
 import { eventTypes, topicFor } from '@app/events';
-import { createKafka, localKafkaCredentials } from '@app/messaging';
+import { createKafka, localKafkaCredentials } from '@app/kafka';
 import { kafkaLibs } from '../stack/artifacts';
 import { portIsOpen } from '../stack/processes';
 import { KafkaNode, StackConfig } from '../stack/stack.config';

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { ServicePrincipal } from '@app/events';
-import { localKafkaEnv, localRegistryEnv } from '@app/messaging';
+import { localKafkaEnv, localRegistryEnv } from '@app/kafka';
 import { AppName, RunningService, startService, stopService, waitForHealth } from '../run/service-process';
 import { kafkaBrokers, localTracingEnv, registryUrl, StackConfig } from '../stack/stack.config';
 

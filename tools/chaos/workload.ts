@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { logLevel } from 'kafkajs';
 import { newEvent, topicFor } from '@app/events';
-import { createKafka, EventCodec, IdempotentProducer, localKafkaCredentials, localRegistryCredentials } from '@app/messaging';
+import { createKafka, EventCodec, IdempotentProducer, localKafkaCredentials, localRegistryCredentials } from '@app/kafka';
 import { signLocalToken } from '../auth/sign-token';
 import { kafkaBootstrap, registryUrl, StackConfig } from '../stack/stack.config';
 import type { Cluster } from './cluster';

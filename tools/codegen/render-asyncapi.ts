@@ -1,6 +1,5 @@
 import { stringify } from 'yaml';
-import { EventType, eventTypes, loadSchema, topicFor, externalEvents, serviceEvents } from '@app/events';
-import { deadLetterTopicFor } from '@app/messaging';
+import { deadLetterTopicFor, EventType, eventTypes, externalEvents, loadSchema, serviceEvents, topicFor } from '@app/events';
 
 const producersOf = (type: EventType) =>
   Object.entries(serviceEvents)

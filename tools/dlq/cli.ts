@@ -4,8 +4,8 @@ import { exitCodeOf, timeArgument } from '../cli/arguments';
 import * as os from 'node:os';
 import { loadServiceConfig, serviceNames } from '@app/config';
 import { createKnex } from '@app/database';
-import { createKafka, listParkedRows, localKafkaEnv, localRegistryEnv, releaseParkedRows } from '@app/messaging';
-import { DeadLetter, DeadLetterFilter, forEachDeadLetter, matches, readDeadLetters, redrive } from '@app/dead-letters';
+import { createKafka, localKafkaEnv, localRegistryEnv } from '@app/kafka';
+import { DeadLetter, DeadLetterFilter, forEachDeadLetter, listParkedRows, matches, readDeadLetters, redrive, releaseParkedRows } from '@app/dead-letters';
 
 /**
  * `npm run dlq -- list | show <id> | redrive`: the dead letters of the services' consumers;

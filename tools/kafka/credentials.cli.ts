@@ -1,4 +1,4 @@
-import { localKafkaEnv, localRegistryEnv } from '@app/messaging';
+import { localKafkaEnv, localRegistryEnv } from '@app/kafka';
 import { KafkaPrincipal, kafkaPrincipals } from '@app/events';
 import { localAuthFiles } from '@app/auth';
 

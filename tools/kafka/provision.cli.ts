@@ -1,4 +1,4 @@
-import { createKafka, EventCodec, registryAuthFromEnv } from '@app/messaging';
+import { createKafka, EventCodec, registryAuthFromEnv } from '@app/kafka';
 import { provisionTopicsAndAcls, registerSchemas, setGlobalCompatibility } from '@app/kafka-admin';
 
 /**

@@ -3,7 +3,7 @@ import { traceparentFor } from '@app/tracing';
 import { loadServiceConfig } from '@app/config';
 import { createKnex } from '@app/database';
 import { newEvent } from '@app/events';
-import { addAllToOutbox } from '@app/messaging';
+import { outbox } from '@app/messaging';
 import { loadMasterKeys, rewrapStoredKeys } from '@app/personal-data';
 
 /**
@@ -22,7 +22,7 @@ const program = new Command('keys:rewrap').action(async () => {
       const events = keys.map((key) =>
         newEvent('UserDataKey', { wrappedKey: key.wrapped }, { taskId: key.keyId, userId: key.userId, correlationId: key.keyId, causationId: null }, 'tasks'),
       );
-      await addAllToOutbox(
+      await outbox.addAll(
         trx,
         events.map((event) => ({ event, traceparent: traceparentFor(event.correlationId) })),
       );

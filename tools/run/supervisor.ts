@@ -1,6 +1,6 @@
 import { loadServiceConfig, serviceNames } from '@app/config';
 import { AppName, RunningService, startService, stopService, waitForHealth } from './service-process';
-import { localKafkaEnv, localRegistryEnv } from '@app/messaging';
+import { localKafkaEnv, localRegistryEnv } from '@app/kafka';
 import { localTracingEnv } from '../stack/stack.config';
 import { formatLogLine } from './log-format';
 

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { kafkaAnswers as kafkaBrokersAnswer, localKafkaCredentials } from '@app/messaging';
+import { kafkaAnswers as kafkaBrokersAnswer, localKafkaCredentials } from '@app/kafka';
 import { kafkaLibs } from './artifacts';
 import { BrokerSecrets, ensureBrokerSecrets, scramFormatArguments, secureFormatMarker, securityProperties } from './kafka-security';
 import { managed, ManagedProcess, runningPid, startDetached, StackError, stopManaged, waitUntilReady } from './processes';

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import { setGlobalCompatibility } from '@app/kafka-admin';
 import * as path from 'node:path';
-import { basicAuthorization, localRegistryCredentials } from '@app/messaging';
+import { basicAuthorization, localRegistryCredentials } from '@app/kafka';
 import { registryJar } from './artifacts';
 import { databaseUrlFor } from './postgres';
 import { managed, ManagedProcess, runningPid, startDetached, StackError, stopManaged, waitUntilReady } from './processes';

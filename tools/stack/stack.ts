@@ -8,7 +8,7 @@ import { registryGateProcess } from './registry-gate';
 import { ensureSigningKeys } from './signing-keys';
 import { startZipkin, stopZipkin, zipkinAnswers, zipkinProcess } from './zipkin';
 import { prometheusAnswers, prometheusProcess, startPrometheus, stopPrometheus } from './prometheus';
-import { createKafka, EventCodec, localKafkaCredentials, localRegistryCredentials } from '@app/messaging';
+import { createKafka, EventCodec, localKafkaCredentials, localRegistryCredentials } from '@app/kafka';
 import { kafkaBootstrap, kafkaBrokers, loadStackConfig, prometheusUrl, registryUrl, StackConfig, zipkinUrl } from './stack.config';
 
 export interface PartStatus {

@@ -1,8 +1,7 @@
 import type { IHeaders, Kafka } from 'kafkajs';
 import { readToEnd } from '@app/kafka-admin';
-import { deadLetterHeaders, deadLetterTopicFor, redriveLogTopic } from '@app/messaging';
-
-export { redriveLogTopic };
+import { deadLetterTopicFor, redriveLogTopic } from '@app/events';
+import { deadLetterHeaders } from './dead-letter-format';
 
 /** How many times a message was re-driven; carried on, so a dead letter that failed again shows it. */
 export const redrivesHeader = 'dlq-redrives';

@@ -1,2 +1,9 @@
+/**
+ * Dead letters and parked outbox rows: their format (written by the messaging library's delivery),
+ * reading them, re-driving them, and releasing parked rows; what the dlq tool, the console and the
+ * outbox endpoint use.
+ */
+export { deadLetterHeaders, deadLetterMessage, type FailedDelivery } from './dead-letter-format';
 export * from './dead-letter-store';
 export * from './redrive';
+export { listParkedRows, releaseParkedRows, type ParkedRow } from './parked-rows';

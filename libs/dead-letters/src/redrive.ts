@@ -1,6 +1,7 @@
 import type { Kafka } from 'kafkajs';
-import { ensureTopics, IdempotentProducer } from '@app/messaging';
-import { DeadLetter, DeadLetterFilter, matches, readDeadLetters, readRedriveLog, redriveLogTopic, redrivenHeaders } from './dead-letter-store';
+import { redriveLogTopic } from '@app/events';
+import { ensureTopics, IdempotentProducer } from '@app/kafka';
+import { DeadLetter, DeadLetterFilter, matches, readDeadLetters, readRedriveLog, redrivenHeaders } from './dead-letter-store';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface RedriveOptions extends DeadLetterFilter {

@@ -57,3 +57,13 @@ export const externalEvents = {
   produces: ['TaskRequested', 'TaskCancelRequested'] as EventType[],
   consumes: ['TaskCompleted', 'TaskFailed', 'TaskRejected', 'TaskCancelRejected'] as EventType[],
 };
+
+/** Where a consumer group puts what it could not handle. */
+export function deadLetterTopicFor(groupId: string): string {
+  return `${groupId}.dlq`;
+}
+
+/** Each re-drive of a dead letter of `groupId`: what, by whom, when (npm run dlq, the console). */
+export function redriveLogTopic(groupId: string): string {
+  return `${deadLetterTopicFor(groupId)}.redrives`;
+}

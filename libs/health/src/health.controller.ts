@@ -3,7 +3,8 @@ import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs
 import type { Knex } from 'knex';
 import { SERVICE_CONFIG, ServiceConfig } from '@app/config';
 import { databaseAnswers, KNEX } from '@app/database';
-import { kafkaAnswers, MessagingHealth } from '@app/messaging';
+import { MessagingHealth } from '@app/messaging';
+import { kafkaAnswers } from '@app/kafka';
 import { Public } from '@app/auth';
 
 /**

@@ -1,6 +1,18 @@
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Admin, Kafka, ResourcePatternTypes } from 'kafkajs';
-import { EventType, eventTypes, externalEvents, KafkaPrincipal, keyEventTypes, serviceEvents, ServicePrincipal, topicFor } from '@app/events';
-import { deadLetterTopicFor, ensureTopics, keyCompactionAfterMs, outsideRequestRetentionMs, redriveLogTopic } from '@app/messaging';
+import {
+  deadLetterTopicFor,
+  EventType,
+  eventTypes,
+  externalEvents,
+  KafkaPrincipal,
+  keyEventTypes,
+  redriveLogTopic,
+  serviceEvents,
+  ServicePrincipal,
+  topicFor,
+} from '@app/events';
+import { ensureTopics } from '@app/kafka';
+import { keyCompactionAfterMs, outsideRequestRetentionMs } from './provisioning.config';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 interface Grant {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kafka, KafkaMessage } from 'kafkajs';
-import { fetchWaitMs } from '@app/messaging';
+import { fetchWaitMs } from '@app/kafka';
 
 export interface ReadMessage {
   topic: string;

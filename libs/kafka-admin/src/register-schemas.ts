@@ -1,5 +1,5 @@
 import { eventTypes } from '@app/events';
-import { basicAuthorization, EventCodec, RegistryCredentials } from '@app/messaging';
+import { basicAuthorization, EventCodec, RegistryCredentials } from '@app/kafka';
 
 /**
  * Provisioning's other half: every event's schema registered under its subject (behind the codec's

@@ -33,18 +33,3 @@ export function loadMessagingConfig(env: NodeJS.ProcessEnv = process.env): Messa
     inboxRetentionMs: env.INBOX_RETENTION ? read.duration('INBOX_RETENTION', '0ms') : undefined,
   });
 }
-
-/** TASK_REQUESTED_RETENTION (`168h`, seven days, by default), read by provisioning: how long outside requests are kept. */
-export function outsideRequestRetentionMs(env: NodeJS.ProcessEnv = process.env): number {
-  const read = new EnvReader(env, 'provisioning');
-  return read.done(read.duration('TASK_REQUESTED_RETENTION', '168h'));
-}
-
-/**
- * USER_DATA_KEY_COMPACTION (`1h` by default), read by provisioning: how soon the keys' topic rolls a
- * segment, after which the cleaner drops the wrapped bytes of a key its erasure replaced.
- */
-export function keyCompactionAfterMs(env: NodeJS.ProcessEnv = process.env): number {
-  const read = new EnvReader(env, 'provisioning');
-  return read.done(read.duration('USER_DATA_KEY_COMPACTION', '1h'));
-}

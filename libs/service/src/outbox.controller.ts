@@ -2,7 +2,7 @@ import { Controller, ForbiddenException, Get, Inject } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { Caller, isAdmin } from '@app/auth';
 import { KNEX } from '@app/database';
-import { listParkedRows } from '@app/messaging';
+import { listParkedRows } from '@app/dead-letters';
 import { CurrentCaller } from './auth.guard';
 
 /** The service's outbox as an operator needs it: rows the relay parked because the broker refused their size. */

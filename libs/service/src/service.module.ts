@@ -3,7 +3,7 @@ import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { loadAuthConfig, TokenVerifier } from '@app/auth';
 import type { Knex } from 'knex';
 import { loadServiceConfig, SERVICE_CONFIG, ServiceConfig, ServiceName } from '@app/config';
-import { createKnex, ensureDatabase, KNEX, Migration, migrateToLatest } from '@app/database';
+import { createKnex, ensureDatabase, KNEX, migrateToLatest, Migration } from '@app/database';
 import { HealthModule } from '@app/health';
 import { HandlerSource, MessagingModule } from '@app/messaging';
 import { dbStatements, HttpMetricsInterceptor, MetricsController } from '@app/metrics';

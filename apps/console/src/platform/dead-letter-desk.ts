@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Kafka } from 'kafkajs';
 import { ServiceName, serviceNames } from '@app/config';
 import { DeadLetter, readDeadLetters, readRedriveLog, redrive, RedriveResult } from '@app/dead-letters';
-import { createKafka, EventCodec } from '@app/messaging';
+import { createKafka, EventCodec } from '@app/kafka';
 import { CONSOLE_CONFIG, ConsoleConfig } from '../console.config';
 
 export interface LetterGroup {

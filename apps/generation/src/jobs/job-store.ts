@@ -2,8 +2,8 @@ import { retries } from '@app/metrics';
 import { afterCommit } from '@app/database';
 import type { Knex } from 'knex';
 import { capText, DomainEvent, newEvent } from '@app/events';
-import { addAllToOutbox, outboxRowOf, wakeRelay } from '@app/messaging';
-import { openSpan, traceparentOf, childTraceparent, traceparentFor } from '@app/tracing';
+import { outbox } from '@app/messaging';
+import { childTraceparent, openSpan, traceparentFor, traceparentOf } from '@app/tracing';
 import type { ModelOutcome } from '../model/model-outcome.rules';
 import { AttemptDecision } from './attempt-outcome.rules';
 
@@ -84,7 +84,7 @@ export async function startAttempts(trx: Knex.Transaction, jobs: Job[], leaseMs:
     }),
   );
   try {
-    await addAllToOutbox(
+    await outbox.addAll(
       trx,
       jobs.map((job, i) => ({
         event: newEvent('GenerationStarted', { attempt: job.attempts }, origin(job), 'generation'),
@@ -154,7 +154,7 @@ export async function recordAttempt(
   reportRef?: string,
 ): Promise<boolean> {
   const next = whatFollows(job, attempt, outcome, decision, reportRef);
-  const row = outboxRowOf(next.event, traceparentOf() ?? childTraceparent(undefined, next.event.correlationId));
+  const row = outbox.rowOf(next.event, traceparentOf() ?? childTraceparent(undefined, next.event.correlationId));
   const result = await db.raw<{ rows: Array<{ moved: number }> }>(recordOutcome, {
     status: next.changes.status,
     reportRef: next.changes.report_ref ?? null,
@@ -173,7 +173,7 @@ export async function recordAttempt(
   if (result.rows[0].moved === 0) return false;
   const committed = () => {
     if (decision.kind === 'retry') retries.inc({ kind: 'generation' });
-    wakeRelay();
+    outbox.wakeRelay();
   };
   if (db.isTransaction) afterCommit(db as Knex.Transaction, committed);
   else committed();

@@ -2,9 +2,9 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import type { Knex } from 'knex';
 import { KNEX } from '@app/database';
 import { WorkerLoop } from '@app/timing';
-import { traceparentOf, traceparentFor } from '@app/tracing';
+import { traceparentFor, traceparentOf } from '@app/tracing';
 import { GENERATION_CONFIG, GenerationConfig } from '../generation.config';
-import { addAllToOutbox } from '@app/messaging';
+import { outbox } from '@app/messaging';
 import { failTimedOutJobs } from './fail-job';
 import { Job } from './job-store';
 import { FailedJobCleanup } from './failed-job-cleanup';
@@ -52,7 +52,7 @@ export class Reconciler implements OnApplicationBootstrap, BeforeApplicationShut
         jobs.map((job) => ({ job, reason, causationId: job.debit_event_id })),
         'the reconciler',
       );
-      await addAllToOutbox(
+      await outbox.addAll(
         trx,
         failed.map((event) => ({ event, traceparent: traceparentOf() ?? traceparentFor(event.correlationId) })),
       );

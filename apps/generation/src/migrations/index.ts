@@ -1,5 +1,5 @@
 import type { Migration } from '@app/database';
-import { messagingTables, outboxParking, outboxPlaces } from '@app/messaging';
+import { messagingMigrations } from '@app/messaging';
 import { generationTables } from './001-generation';
 import { refusedJobs } from './002-refused-jobs';
 import { jobTraceContext } from './003-job-trace-context';
@@ -7,14 +7,12 @@ import { cancelledJobs } from './004-cancelled-jobs';
 import { personalData } from './005-personal-data';
 import { userDataKeysTable } from '@app/personal-data';
 
-/** In order, the outbox and inbox first; append new migrations, never edit applied ones. */
+/** In order, the outbox and inbox first; append new migrations, never edit applied ones (the order of those applied may change). */
 export const generationMigrations: Migration[] = [
-  messagingTables,
+  ...messagingMigrations,
   generationTables,
   refusedJobs,
-  outboxParking,
   jobTraceContext,
-  outboxPlaces,
   cancelledJobs,
   userDataKeysTable,
   personalData,

@@ -1,11 +1,10 @@
-import { afterCommit } from '@app/database';
+import { afterCommit, KNEX } from '@app/database';
 import { retries, webhookDeliveries } from '@app/metrics';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { Webhook } from 'standardwebhooks';
-import { KNEX } from '@app/database';
 import { causedBy, EventOf } from '@app/events';
-import { addToOutbox } from '@app/messaging';
+import { outbox } from '@app/messaging';
 import { exponentialDelay, WorkerLoop } from '@app/timing';
 import { inSpan, traceparentFor } from '@app/tracing';
 import { NOTIFICATION_CONFIG, NotificationConfig } from '../notification.config';
@@ -128,7 +127,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
       if (outcome.delivered) {
         counted('delivered');
         await trx('notifications').where({ id: n.id }).update({ status: 'delivered', delivered_at: trx.fn.now(), next_delivery_at: null, last_error: null });
-        await addToOutbox(trx, causedBy(n.payload, 'NotificationSent', { outcome: n.outcome, channel: 'webhook' }, 'notification'));
+        await outbox.add(trx, causedBy(n.payload, 'NotificationSent', { outcome: n.outcome, channel: 'webhook' }, 'notification'));
         return;
       }
       if (outcome.retriable && n.delivery_attempts < this.config.maxDeliveryAttempts) {
@@ -144,7 +143,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
       counted('failed');
       this.logger.warn(`webhook delivery of notification ${n.id} failed for good after ${n.delivery_attempts} attempt(s): ${outcome.error}`);
       await trx('notifications').where({ id: n.id }).update({ status: 'failed', next_delivery_at: null, last_error: outcome.error });
-      await addToOutbox(trx, causedBy(n.payload, 'NotificationSent', { outcome: n.outcome, channel: 'inbox' }, 'notification'));
+      await outbox.add(trx, causedBy(n.payload, 'NotificationSent', { outcome: n.outcome, channel: 'inbox' }, 'notification'));
     });
   }
 }

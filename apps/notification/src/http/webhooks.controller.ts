@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
 import { Caller } from '@app/auth';
 import { KNEX } from '@app/database';
 import { causedBy, DomainEvent } from '@app/events';
-import { addToOutbox } from '@app/messaging';
+import { outbox } from '@app/messaging';
 import { BodyShape, CurrentCaller, readBody, requireMayActFor, requireText, schemaOf } from '@app/service';
 import { NOTIFICATION_CONFIG, NotificationConfig } from '../notification.config';
 import { SecretBox } from '../webhooks/secret-box';
@@ -75,7 +75,7 @@ export class WebhooksController {
       const waiting = await trx('notifications').where({ user_id: userId, status: 'pending' }).forUpdate();
       for (const n of waiting) {
         await trx('notifications').where({ id: n.id }).update({ channel: 'inbox', status: 'delivered', delivered_at: trx.fn.now(), next_delivery_at: null });
-        await addToOutbox(trx, causedBy(n.payload as DomainEvent, 'NotificationSent', { outcome: n.outcome, channel: 'inbox' }, 'notification'));
+        await outbox.add(trx, causedBy(n.payload as DomainEvent, 'NotificationSent', { outcome: n.outcome, channel: 'inbox' }, 'notification'));
       }
     });
   }

@@ -1,9 +1,9 @@
 import type { Migration } from '@app/database';
-import { messagingTables, outboxParking, outboxPlaces } from '@app/messaging';
+import { messagingMigrations } from '@app/messaging';
 import { quotaTables } from './001-quota';
 import { grantKeys } from './002-grant-keys';
 import { settledTasks } from './003-settled-tasks';
 import { storedBalance } from './004-stored-balance';
 
-/** In order, the outbox and inbox first; append new migrations, never edit applied ones. */
-export const quotaMigrations: Migration[] = [messagingTables, quotaTables, outboxParking, grantKeys, settledTasks, storedBalance, outboxPlaces];
+/** In order, the outbox and inbox first; append new migrations, never edit applied ones (the order of those applied may change). */
+export const quotaMigrations: Migration[] = [...messagingMigrations, quotaTables, grantKeys, settledTasks, storedBalance];

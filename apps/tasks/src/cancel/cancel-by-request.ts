@@ -2,7 +2,7 @@ import { ForbiddenException, HttpStatus, NotFoundException, UnprocessableEntityE
 import type { Knex } from 'knex';
 import { Caller, isViewer, mayActFor } from '@app/auth';
 import { DomainEvent } from '@app/events';
-import { addToOutbox } from '@app/messaging';
+import { outbox } from '@app/messaging';
 import { ProblemWithHeaders } from '@app/service';
 import { claimKey } from '../submit/claim-key';
 import { requestHash } from '../submit/request-hash';
@@ -39,7 +39,7 @@ export async function cancelByRequest(knex: Knex, config: TasksConfig, caller: C
         if (earlier.request_hash !== hash) throw new UnprocessableEntityException('this Idempotency-Key was already used to cancel another task');
         return { status: earlier.response_status!, body: earlier.response_body as CancelledTask, replayed: true };
       }
-      const publish = (event: DomainEvent) => addToOutbox(trx, event);
+      const publish = (event: DomainEvent) => outbox.add(trx, event);
       const decision = await cancelTask(trx, task, caller.userId, null, publish);
       const status = decision.kind === 'cancelled' ? HttpStatus.ACCEPTED : HttpStatus.CONFLICT;
       await trx('idempotency_keys')

@@ -2,7 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import type { Knex } from 'knex';
 import { KNEX } from '@app/database';
 import { DomainEvent, EventOf, newEvent, requestAcceptor } from '@app/events';
-import { addToOutbox, republish } from '@app/messaging';
+import { outbox } from '@app/messaging';
 import { registerLabelledReadGauge, registerReadGauge } from '@app/metrics';
 import { WorkerLoop } from '@app/timing';
 import { applyToTask } from '../projection/apply-to-task';
@@ -89,8 +89,8 @@ export class TaskDeadlineWatcher implements OnApplicationBootstrap, BeforeApplic
       for (const task of tasks) {
         const request = await acceptedRequestOf(trx, task.task_id);
         if (request) {
-          await republish(trx, request);
-          await applyToTask(trx, request, (event) => addToOutbox(trx, event));
+          await outbox.republish(trx, request);
+          await applyToTask(trx, request, (event) => outbox.add(trx, event));
         }
         await trx('tasks').where({ task_id: task.task_id }).update({ republished_at: trx.fn.now() });
         this.stats.republished++;
@@ -114,7 +114,7 @@ export class TaskDeadlineWatcher implements OnApplicationBootstrap, BeforeApplic
         };
         const seconds = Math.round((this.config.taskDeadlineMs + this.config.taskDeadlineGraceMs) / 1000);
         const timedOut = newEvent('TaskTimedOut', { reason: `no outcome within ${seconds} s, its request published again once` }, origin, 'tasks');
-        const publish = (event: DomainEvent) => addToOutbox(trx, event);
+        const publish = (event: DomainEvent) => outbox.add(trx, event);
         await publish(timedOut);
         await applyToTask(trx, timedOut, publish);
         await trx('tasks').where({ task_id: task.task_id }).update({ timed_out_at: trx.fn.now() });

@@ -3,7 +3,7 @@ import { traceparentFor } from '@app/tracing';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { DomainEvent, newEvent } from '@app/events';
-import { addAllToOutbox } from '@app/messaging';
+import { outbox } from '@app/messaging';
 import { erased, forgetDataKeys } from '@app/personal-data';
 import { claimKey } from '../submit/claim-key';
 import { requestHash } from '../submit/request-hash';
@@ -49,7 +49,7 @@ export async function eraseUser(knex: Knex, config: TasksConfig, adminId: string
       ...keyIds.map((keyId) => newEvent('UserDataKey', { wrappedKey: null }, origin(keyId), 'tasks')),
       newEvent('UserErasureRequested', { requestedBy: adminId }, origin(erasureId), 'tasks'),
     ];
-    await addAllToOutbox(
+    await outbox.addAll(
       trx,
       events.map((event) => ({ event, traceparent: traceparentFor(erasureId) })),
     );

@@ -1,5 +1,5 @@
 import type { Migration } from '@app/database';
-import { messagingTables, outboxParking, outboxPlaces } from '@app/messaging';
+import { messagingMigrations } from '@app/messaging';
 import { tasksTables } from './001-tasks';
 import { taskDeadline } from './002-task-deadline';
 import { userLimits } from './003-user-limits';
@@ -8,15 +8,13 @@ import { cancelledTasks } from './005-cancelled-tasks';
 import { personalData } from './006-personal-data';
 import { userDataKeysTable } from '@app/personal-data';
 
-/** In order, the outbox and inbox first; append new migrations, never edit applied ones. */
+/** In order, the outbox and inbox first; append new migrations, never edit applied ones (the order of those applied may change). */
 export const tasksMigrations: Migration[] = [
-  messagingTables,
+  ...messagingMigrations,
   tasksTables,
-  outboxParking,
   taskDeadline,
   userLimits,
   openTaskCounts,
-  outboxPlaces,
   cancelledTasks,
   userDataKeysTable,
   personalData,

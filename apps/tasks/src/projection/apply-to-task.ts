@@ -2,7 +2,7 @@ import { afterCommit } from '@app/database';
 import { taskEndToEndSeconds } from '@app/metrics';
 import type { Knex } from 'knex';
 import { DomainEvent, TaskAccepted } from '@app/events';
-import { outboxRowOf, wakeRelayOnCommit } from '@app/messaging';
+import { outbox } from '@app/messaging';
 import { noFacts, TaskFacts } from '@app/task-state';
 import { openTaskSlotTaken, releaseOpenTaskSlots } from '../submit/user-limits';
 import { project, ProjectedTask, Projection, TaskChange } from './projection.rules';
@@ -97,11 +97,11 @@ export async function recordNewTask(trx: Knex.Transaction, accepted: TaskAccepte
       }),
     )
     .with('timeline', trx('task_timeline').insert(timelineRowOf(accepted)))
-    .with('outbox_row', trx('outbox').insert(outboxRowOf(accepted, traceparent)))
+    .with('outbox_row', trx('outbox').insert(outbox.rowOf(accepted, traceparent)))
     .with('slot', openTaskSlotTaken(trx, accepted.userId, maxOpenTasks))
     .from('slot')
     .count<Array<{ taken: string }>>({ taken: '*' });
-  wakeRelayOnCommit(trx);
+  outbox.wakeRelayOnCommit(trx);
   return Number(taken) === 1;
 }
 

@@ -2,9 +2,9 @@ import { ConflictException, HttpStatus, UnprocessableEntityException } from '@ne
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { newEvent } from '@app/events';
-import { addToOutbox } from '@app/messaging';
+import { outbox } from '@app/messaging';
 import { PersonalData } from '@app/personal-data';
-import { traceparentOf, traceparentFor } from '@app/tracing';
+import { traceparentFor, traceparentOf } from '@app/tracing';
 import { ProblemWithHeaders } from '@app/service';
 import { recordNewTask } from '../projection/apply-to-task';
 import { TasksConfig } from '../tasks.config';
@@ -52,7 +52,7 @@ export async function submitTask(knex: Knex, config: TasksConfig, personal: Pers
       const { sealed, keyIssued } = await sealInput(trx, personal, JSON.stringify(submission.input), origin);
       const accepted = newEvent('TaskAccepted', { idempotencyKey: key, reportType: submission.reportType, input: sealed }, origin, 'tasks');
       const traceparent = traceparentOf() ?? traceparentFor(accepted.correlationId);
-      if (keyIssued) await addToOutbox(trx, keyIssued);
+      if (keyIssued) await outbox.add(trx, keyIssued);
       if (!(await recordNewTask(trx, accepted, traceparent, config.userMaxOpenTasks))) throw tooManyOpenTasks(submission.userId, config.userMaxOpenTasks);
       return { status: HttpStatus.ACCEPTED, body, replayed: false };
     });

@@ -2,13 +2,9 @@ import { consumerBatches, consumerBatchMessages, consumerLag } from '@app/metric
 import { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
-import { EventType, eventTypes } from '@app/events';
+import { deadLetterTopicFor, EventType, eventTypes } from '@app/events';
 import { BackoffPolicy, exponentialDelay } from '@app/timing';
-import { deadLetterTopicFor } from '../dead-letters';
-import { EventCodec } from '../event.codec';
-import { IdempotentProducer } from '../idempotent-producer';
-import { ensureTopics } from '../topics';
-import { fetchWaitMs } from '../kafka.client';
+import { ensureTopics, EventCodec, fetchWaitMs, IdempotentProducer } from '@app/kafka';
 import { EventHandlers } from './event-handlers';
 import { Gathering } from './gathering';
 import { BatchControl, ConsumerStats, Delivery, MessageDelivery } from './message-delivery';

@@ -1,6 +1,6 @@
 import type { KafkaMessage } from 'kafkajs';
 import type { DomainEvent } from '@app/events';
-import type { EventCodec } from '../event.codec';
+import type { EventCodec } from '@app/kafka';
 import type { ConsumedMessage } from './consumed-message';
 
 export interface Arrival {

@@ -1,6 +1,6 @@
 import type { Message, TopicMessages } from 'kafkajs';
 import { DomainEvent } from '@app/events';
-import { EventCodec } from '../event.codec';
+import { EventCodec } from '@app/kafka';
 
 /** An outbox row as the relay reads it. */
 export interface OutboxRow {

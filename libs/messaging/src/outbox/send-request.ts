@@ -1,7 +1,7 @@
 import type { Message } from 'kafkajs';
 import { relayRequestMessages, relayRequests } from '@app/metrics';
 import { failSpan } from '@app/tracing';
-import type { IdempotentProducer, Placed } from '../idempotent-producer';
+import type { IdempotentProducer, Placed } from '@app/kafka';
 import { openPublishSpans } from './publish-spans';
 import { Encoded, toTopicMessages } from './relay-requests';
 

@@ -1,4 +1,4 @@
-import { outsideRequestRetentionMs } from './messaging.config';
+import { outsideRequestRetentionMs } from './provisioning.config';
 
 describe('TASK_REQUESTED_RETENTION', () => {
   it('keeps outside requests seven days unless told otherwise', () => {

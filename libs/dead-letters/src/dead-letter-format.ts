@@ -1,15 +1,6 @@
 import type { IHeaders, KafkaMessage, Message } from 'kafkajs';
 import type { ErrorCode } from '@app/failures';
 
-export function deadLetterTopicFor(groupId: string): string {
-  return `${groupId}.dlq`;
-}
-
-/** Each re-drive of a dead letter of `groupId`: what, by whom, when (npm run dlq, the console). */
-export function redriveLogTopic(groupId: string): string {
-  return `${deadLetterTopicFor(groupId)}.redrives`;
-}
-
 /** The headers that say why and where a message failed; the original headers are kept beside them. */
 export const deadLetterHeaders = {
   topic: 'dlq-original-topic',

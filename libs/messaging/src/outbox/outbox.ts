@@ -1,0 +1,20 @@
+import { addAllToOutbox, addToOutbox, outboxRowOf, wakeRelay, wakeRelayOnCommit } from './add-to-outbox';
+import { republish } from './republish';
+
+/**
+ * Publishing from outside a handler (an HTTP request, a worker, a watcher, a tool), always in the
+ * caller's transaction; a handler publishes through its context instead.
+ */
+export const outbox = {
+  /** One event, published if and only if `trx` commits. */
+  add: addToOutbox,
+  /** Several events with their trace contexts, by one statement. */
+  addAll: addAllToOutbox,
+  /** An event's row, for a statement that writes it beside other rows; call `wakeRelayOnCommit` after. */
+  rowOf: outboxRowOf,
+  wakeRelayOnCommit,
+  /** After a statement that committed on its own wrote outbox rows. */
+  wakeRelay,
+  /** An event again under its own eventId (consumers that had it skip it by their inbox). */
+  republish,
+};
