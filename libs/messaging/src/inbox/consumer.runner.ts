@@ -230,7 +230,7 @@ export class ConsumerRunner {
       if (failure) {
         for (let i = handled; i <= failure.index; i++) {
           if (!control.stillOurs()) return;
-          const outcome = await this.delivery.deliver(topic, partition, together[i], control, i === failure.index ? failure.error : undefined);
+          const outcome = await this.delivery.deliver({ topic, partition, message: together[i] }, control, i === failure.index ? failure.error : undefined);
           if (outcome === 'given-back') return;
           await done(together[i], outcome);
         }

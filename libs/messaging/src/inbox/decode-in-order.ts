@@ -1,7 +1,7 @@
-import type { KafkaMessage } from 'kafkajs';
 import type { DomainEvent } from '@app/events';
 import type { EventCodec } from '@app/kafka';
 import type { ConsumedMessage } from './consumed-message';
+import type { PartitionMessages } from './gathering';
 
 export interface Arrival {
   event: DomainEvent;
@@ -12,9 +12,7 @@ export interface Arrival {
 export async function decodeInOrder(
   codec: EventCodec,
   consumer: string,
-  topic: string,
-  partition: number,
-  messages: KafkaMessage[],
+  { topic, partition, messages }: PartitionMessages,
 ): Promise<{ arrivals: Arrival[]; undecodable?: { index: number; error: unknown } }> {
   const arrivals: Arrival[] = [];
   for (const message of messages) {

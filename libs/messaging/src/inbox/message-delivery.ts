@@ -1,20 +1,19 @@
 import { consumerMessages, consumerTransactionMessages, consumerTransactions, deadLetters, inboxDuplicates, retries } from '@app/metrics';
 import type { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
-import type { KafkaMessage } from 'kafkajs';
-import { DomainEvent } from '@app/events';
 import { BackoffPolicy, exponentialDelay } from '@app/timing';
-import { deadLetterMessage } from '@app/dead-letters';
-import { ErrorCode, errorCodeOf, isInfrastructureError, isRetriable, PlatformError } from '@app/failures';
+import { errorCodeOf, isInfrastructureError, isRetriable, PlatformError } from '@app/failures';
 import { EventCodec, type IdempotentProducer } from '@app/kafka';
 import { failSpan, inSpan, Span } from '@app/tracing';
+import { commitTogether } from './commit-together';
 import { ConsumedMessage, consumerSpanOptions, inboxEntryOf } from './consumed-message';
-import { ReactionFailure, Reactions } from './reactions';
+import { GivenUp, sendToDeadLetters } from './dead-letter';
+import { Reactions } from './reactions';
 import { EventHandlers } from './event-handlers';
 import { PartitionMessages, TogetherOutcome } from './gathering';
 import { pauseHeartbeating } from './pause-heartbeating';
 import { Arrival, decodeInOrder } from './decode-in-order';
-import { recordAllInInbox, recordInInbox } from './record-in-inbox';
+import { recordInInbox } from './record-in-inbox';
 
 export type Delivery = 'handled' | 'duplicate' | 'dead-lettered' | 'given-back';
 
@@ -41,6 +40,9 @@ export interface DeliveryOptions {
   outageMaxDelayMs?: number;
 }
 
+/** Where a message was read: the delivery adds which consumer read it. */
+export type MessageAt = Omit<ConsumedMessage, 'consumer'>;
+
 /**
  * One consumer's handling of one message: decoded, then, in one transaction, its inbox row and its
  * handler's rows; retried in place while the handler fails transiently, dead-lettered when it cannot
@@ -66,13 +68,14 @@ export class MessageDelivery {
    * being ours. An outage (database, registry) is waited out in place however long it lasts, with
    * backoff and heartbeats; it never counts as an attempt and never dead-letters.
    */
-  async deliver(topic: string, partition: number, message: KafkaMessage, control: BatchControl, failedTogether?: unknown): Promise<Delivery> {
+  async deliver(at: MessageAt, control: BatchControl, failedTogether?: unknown): Promise<Delivery> {
+    const consumed: ConsumedMessage = { consumer: this.options.name, ...at };
     for (let outages = 1; ; outages++) {
       // An attempt can itself wait long (a connection the database will not give): heartbeat meanwhile.
       const beat = setInterval(() => void control.heartbeat().catch(() => undefined), 1000);
       const timer = consumerMessages.startTimer({ consumer: this.options.name });
       try {
-        const delivered = await this.tryDeliver(topic, partition, message, control, outages === 1 ? failedTogether : undefined);
+        const delivered = await this.tryDeliver(consumed, control, outages === 1 ? failedTogether : undefined);
         if (delivered !== 'given-back') timer({ result: delivered });
         return delivered;
       } catch (error) {
@@ -80,7 +83,7 @@ export class MessageDelivery {
         this.stats.outages++;
         retries.inc({ kind: 'outage' });
         const delay = exponentialDelay(outages, { ...this.options.retryBackoff, maxMs: this.options.outageMaxDelayMs ?? 10_000 });
-        this.logger.warn(`${topic}[${partition}]@${message.offset}: a dependency is unavailable (${(error as Error).message}); trying again in ${delay} ms`);
+        this.logger.warn(`${where(consumed)}: a dependency is unavailable (${(error as Error).message}); trying again in ${delay} ms`);
         if (!(await pauseHeartbeating(delay, control))) return 'given-back';
       } finally {
         clearInterval(beat);
@@ -88,18 +91,18 @@ export class MessageDelivery {
     }
   }
 
-  private async tryDeliver(topic: string, partition: number, message: KafkaMessage, control: BatchControl, failedTogether: unknown): Promise<Delivery> {
-    let event: DomainEvent;
+  private async tryDeliver(consumed: ConsumedMessage, control: BatchControl, failedTogether: unknown): Promise<Delivery> {
+    let arrival: Arrival;
     try {
-      event = await this.codec.decode(message.value, this.codec.typeOfTopic(topic));
+      arrival = { event: await this.codec.decode(consumed.message.value, this.codec.typeOfTopic(consumed.topic)), consumed };
     } catch (error) {
       if (!(error instanceof PlatformError)) throw error;
-      await this.deadLetter(topic, partition, message, error.code, error, 1);
+      await this.deadLetter(consumed, { errorCode: error.code, error, attempts: 1 });
       return 'dead-lettered';
     }
-    if (!this.reactions.handles(event.eventType)) return 'handled'; // cannot happen since values must match their topic; kept as a guard
-    return inSpan(`process ${event.eventType}`, consumerSpanOptions(event, this.consumed(topic, partition, message)), (span) =>
-      this.handle(event, topic, partition, message, control, span, failedTogether),
+    if (!this.reactions.handles(arrival.event.eventType)) return 'handled'; // cannot happen since values must match their topic; kept as a guard
+    return inSpan(`process ${arrival.event.eventType}`, consumerSpanOptions(arrival.event, consumed), (span) =>
+      this.attempt(arrival, control, span, failedTogether),
     );
   }
 
@@ -108,28 +111,21 @@ export class MessageDelivery {
    * Its own loop, not retry(): the wait heartbeats and may give the partition back, and the last
    * failure is dead-lettered rather than thrown.
    */
-  private async handle(
-    event: DomainEvent,
-    topic: string,
-    partition: number,
-    message: KafkaMessage,
-    control: BatchControl,
-    span: Span,
-    failedTogether: unknown,
-  ): Promise<Delivery> {
+  private async attempt(arrival: Arrival, control: BatchControl, span: Span, failedTogether: unknown): Promise<Delivery> {
+    const { event, consumed } = arrival;
     for (let attempt = 1; ; attempt++) {
       span.setAttribute('attempt', attempt);
       try {
         // The first attempt was made with the batch: its failure counts, the handler does not run again for it.
         if (attempt === 1 && failedTogether !== undefined && !isInfrastructureError(failedTogether)) throw failedTogether;
-        const firstTime = await this.knex.transaction((trx) => this.handleIn(trx, event, topic, partition, message));
+        const firstTime = await this.knex.transaction((trx) => this.handleIn(trx, arrival));
         span.setAttribute('delivery', firstTime ? 'handled' : 'duplicate');
         return this.counted(firstTime);
       } catch (error) {
         if (isInfrastructureError(error)) throw error;
         if (!isRetriable(error) || attempt >= this.options.maxAttempts) {
           failSpan(span, error);
-          await this.deadLetter(topic, partition, message, errorCodeOf(error), error, attempt);
+          await this.deadLetter(consumed, { errorCode: errorCodeOf(error), error, attempts: attempt });
           return 'dead-lettered';
         }
         this.stats.retried++;
@@ -139,6 +135,13 @@ export class MessageDelivery {
         if (!(await pauseHeartbeating(delay, control))) return 'given-back';
       }
     }
+  }
+
+  /** The inbox row, and the handler when the event is new to this consumer; true when it was. */
+  private async handleIn(trx: Knex.Transaction, arrival: Arrival) {
+    const firstTime = await recordInInbox(trx, inboxEntryOf(arrival.event, arrival.consumed));
+    await this.reactions.reactToOne(trx, { ...arrival, firstTime });
+    return firstTime;
   }
 
   /**
@@ -151,10 +154,10 @@ export class MessageDelivery {
    * named so that the caller delivers them one by one up to it, that one with `failedTogether`; when
    * the one at fault is not known, all of them, none with a failed attempt.
    */
-  async deliverTogether(topic: string, partition: number, messages: KafkaMessage[]): Promise<TogetherOutcome> {
-    const decoded = await decodeInOrder(this.codec, this.options.name, topic, partition, messages);
+  async deliverTogether(part: PartitionMessages): Promise<TogetherOutcome> {
+    const decoded = await decodeInOrder(this.codec, this.options.name, part);
     if (decoded.arrivals.length === 0) return { handled: 0, failure: decoded.undecodable };
-    const failure = await this.commitTogether(decoded.arrivals);
+    const failure = await this.committedTogether(decoded.arrivals);
     return failure ? { handled: 0, failure } : { handled: decoded.arrivals.length, failure: decoded.undecodable };
   }
 
@@ -164,42 +167,26 @@ export class MessageDelivery {
    * own as deliverTogether does, so that what is at fault is found as it would have been.
    */
   async deliverGathered(parts: PartitionMessages[]): Promise<TogetherOutcome[]> {
-    if (parts.length === 1) return [await this.deliverTogether(parts[0].topic, parts[0].partition, parts[0].messages)];
-    const decoded = await Promise.all(parts.map((part) => decodeInOrder(this.codec, this.options.name, part.topic, part.partition, part.messages)));
+    if (parts.length === 1) return [await this.deliverTogether(parts[0])];
+    const decoded = await Promise.all(parts.map((part) => decodeInOrder(this.codec, this.options.name, part)));
     const arrivals = decoded.flatMap((part) => part.arrivals);
-    if (arrivals.length > 0 && (await this.commitTogether(arrivals)) !== undefined) {
+    if (arrivals.length > 0 && (await this.committedTogether(arrivals)) !== undefined) {
       const outcomes: TogetherOutcome[] = [];
-      for (const part of parts) outcomes.push(await this.deliverTogether(part.topic, part.partition, part.messages));
+      for (const part of parts) outcomes.push(await this.deliverTogether(part));
       return outcomes;
     }
     return decoded.map((part) => ({ handled: part.arrivals.length, failure: part.undecodable }));
   }
 
-  private async commitTogether(arrivals: Arrival[]) {
+  /** commitTogether, counted; the failure, if any. */
+  private async committedTogether(arrivals: Arrival[]) {
     const started = process.hrtime.bigint();
-    let fresh: boolean[];
-    try {
-      fresh = await this.knex.transaction(async (trx) => {
-        // Which message's row failed, the statement does not say (an event id that is no uuid).
-        const firstTimes = await recordAllInInbox(
-          trx,
-          arrivals.map(({ event, consumed }) => inboxEntryOf(event, consumed)),
-        ).catch(() => Promise.reject(new ReactionFailure(undefined, undefined)));
-        await this.reactions.reactTogether(
-          trx,
-          arrivals.map((arrival, i) => ({ ...arrival, firstTime: firstTimes[i] })),
-        );
-        return firstTimes;
-      });
-    } catch (error) {
-      // A failure at the commit is no known message's fault either.
-      if (error instanceof ReactionFailure && error.atFault !== undefined) return { index: error.atFault, error: error.error };
-      return { index: arrivals.length - 1, error: undefined };
-    }
+    const commit = await commitTogether(this.knex, this.reactions, arrivals);
+    if ('failure' in commit) return commit.failure;
     const seconds = Number(process.hrtime.bigint() - started) / 1e9 / arrivals.length;
     consumerTransactions.inc();
     consumerTransactionMessages.inc(arrivals.length);
-    for (const firstTime of fresh) consumerMessages.observe({ consumer: this.options.name, result: this.counted(firstTime) }, seconds);
+    for (const firstTime of commit.firstTimes) consumerMessages.observe({ consumer: this.options.name, result: this.counted(firstTime) }, seconds);
     return undefined;
   }
 
@@ -213,26 +200,12 @@ export class MessageDelivery {
     return firstTime ? 'handled' : 'duplicate';
   }
 
-  /** The inbox row, and the handler when the event is new to this consumer; true when it was. */
-  private async handleIn(trx: Knex.Transaction, event: DomainEvent, topic: string, partition: number, message: KafkaMessage) {
-    const consumed = this.consumed(topic, partition, message);
-    const firstTime = await recordInInbox(trx, inboxEntryOf(event, consumed));
-    await this.reactions.reactToOne(trx, { event, consumed, firstTime });
-    return firstTime;
-  }
-
-  private consumed(topic: string, partition: number, message: KafkaMessage): ConsumedMessage {
-    return { consumer: this.options.name, topic, partition, message };
-  }
-
-  private async deadLetter(topic: string, partition: number, message: KafkaMessage, errorCode: ErrorCode, error: unknown, attempts: number) {
-    await this.producer.send({
-      topic: this.deadLetterTopic,
-      acks: -1,
-      messages: [deadLetterMessage({ topic, partition, message, consumer: this.options.name, errorCode, error, attempts })],
-    });
+  private async deadLetter(consumed: ConsumedMessage, why: GivenUp) {
+    await sendToDeadLetters(this.producer, this.deadLetterTopic, consumed, why);
     this.stats.deadLettered++;
-    deadLetters.inc({ consumer: this.options.name, reason: errorCode });
-    this.logger.error(`dead-lettered ${topic}[${partition}]@${message.offset} after ${attempts} attempt(s): ${errorCode} ${(error as Error)?.message}`);
+    deadLetters.inc({ consumer: this.options.name, reason: why.errorCode });
+    this.logger.error(`dead-lettered ${where(consumed)} after ${why.attempts} attempt(s): ${why.errorCode} ${(why.error as Error)?.message}`);
   }
 }
+
+const where = ({ topic, partition, message }: ConsumedMessage) => `${topic}[${partition}]@${message.offset}`;

@@ -2,11 +2,11 @@ import { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
 import type { Kafka } from 'kafkajs';
 import type { Client } from 'pg';
-import { EventCodec, IdempotentProducer, Placed } from '@app/kafka';
-import { Sending, sendRequest } from './send-request';
+import { EventCodec, IdempotentProducer } from '@app/kafka';
+import { publishRun, Sent } from './publish-run';
 import { WorkerLoop } from '@app/timing';
 import { outboxCommitted, outboxSignal } from './outbox-signal';
-import { Encoded, encodeRows, isTooLarge, OutboxRow, splitByBytes } from './relay-requests';
+import { Encoded, OutboxRow } from './relay-requests';
 import { RelaySession } from './relay-session';
 import { Acknowledged, markPublished, parkRow, readUnpublished } from './outbox-statements';
 
@@ -36,15 +36,6 @@ export interface RelayStats {
   parked: number;
   failedRounds: number;
 }
-
-/** A row Kafka acknowledged, waiting for its mark. */
-interface Sent {
-  encoded: Encoded;
-  place?: Placed;
-}
-
-/** Batches one run reads at most before the loop looks at its other duties (pruning). */
-const batchesPerRun = 10;
 
 /** Any constant works: each service has its own database, so this lock is per service. */
 export const relayLockKey = 7_140_001;
@@ -122,61 +113,17 @@ export class OutboxRelay {
     }
   }
 
-  /**
-   * One run: up to `batchesPerRun` batches, in requests under the byte limit. It is pipelined: while
-   * a request is with the broker, the next batch is read and encoded. A request is sent only once the
-   * one before it is acknowledged, so one is in flight at a time and a failure stops the run with
-   * everything before it acknowledged; acknowledged rows are marked by the next read, this run's or
-   * the next one's (a relay that stops marks them then). Returns whether rows may be left (false when
-   * another instance holds the lock). Rows after a parked row of the same key are not read, so a
-   * key's order holds.
-   */
+  /** One run of publishRun under the lock; false when another instance holds it. */
   private async publishRun(): Promise<boolean> {
     const session = await this.session.locked();
     if (!session) return false;
-    /** Rows this run had acknowledged: with none, a failure is the round's. */
-    let sent = 0;
-    let sending: Sending | undefined;
-    /** False when the request in flight failed: the run stops there. */
-    const awaitSending = async (): Promise<boolean> => {
-      if (!sending) return true;
-      const { request, failure, places } = sending;
-      sending = undefined;
-      const error = await failure;
-      if (!error) {
-        this.unmarked.push(...request.map((encoded) => ({ encoded, place: places.get(encoded.message) })));
-        sent += request.length;
-        return true;
-      }
-      if (isTooLarge(error)) await this.refusedForSize(session, request, error);
-      else if (sent === 0) throw error; // nothing of this run was sent: the round failed
-      return false;
-    };
-
-    let after = '0';
-    let full = false;
-    for (let batches = 0; batches < batchesPerRun; batches++) {
-      const batch = await this.unpublishedAfter(session, after);
-      full = batch.length === this.options.batchSize;
-      if (batch.length === 0) break;
-      after = batch[batch.length - 1].id;
-      let encoded: Encoded[];
-      try {
-        encoded = await encodeRows(this.codec, batch);
-      } catch (error) {
-        // The registry failed us: the run ends keeping what it sent; with nothing sent, the round fails
-        const sendingWent = await awaitSending();
-        if (sendingWent && sent === 0) throw error;
-        return true;
-      }
-      for (const request of splitByBytes(encoded, this.maxBatchBytes)) {
-        if (!(await awaitSending())) return true;
-        sending = sendRequest(this.producer, request);
-      }
-      if (!full) break;
-    }
-    const went = await awaitSending();
-    return !went || full;
+    return publishRun(this.codec, this.producer, {
+      batchSize: this.options.batchSize,
+      maxBatchBytes: () => this.maxBatchBytes,
+      readAfter: (after) => this.unpublishedAfter(session, after),
+      acknowledged: (rows) => this.unmarked.push(...rows),
+      refusedForSize: (request, error) => this.refusedForSize(session, request, error),
+    });
   }
 
   /** The next unpublished rows after `after`; the read also marks what Kafka acknowledged since the last one. */

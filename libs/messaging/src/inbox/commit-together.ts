@@ -1,0 +1,34 @@
+import type { Knex } from 'knex';
+import { inboxEntryOf } from './consumed-message';
+import type { Arrival } from './decode-in-order';
+import { recordAllInInbox } from './record-in-inbox';
+import { ReactionFailure, Reactions } from './reactions';
+
+/** Which arrivals were new to the inbox, or which one failed them all (the last when no known one). */
+export type TogetherCommit = { firstTimes: boolean[] } | { failure: { index: number; error: unknown } };
+
+/**
+ * Arrivals in one transaction: their inbox rows by one statement, then the new ones to their
+ * reaction together, in order. Anything that fails rolls them all back.
+ */
+export async function commitTogether(knex: Knex, reactions: Reactions, arrivals: Arrival[]): Promise<TogetherCommit> {
+  try {
+    const firstTimes = await knex.transaction(async (trx) => {
+      // Which message's row failed, the statement does not say (an event id that is no uuid).
+      const firstTimes = await recordAllInInbox(
+        trx,
+        arrivals.map(({ event, consumed }) => inboxEntryOf(event, consumed)),
+      ).catch(() => Promise.reject(new ReactionFailure(undefined, undefined)));
+      await reactions.reactTogether(
+        trx,
+        arrivals.map((arrival, i) => ({ ...arrival, firstTime: firstTimes[i] })),
+      );
+      return firstTimes;
+    });
+    return { firstTimes };
+  } catch (error) {
+    // A failure at the commit is no known message's fault either.
+    if (error instanceof ReactionFailure && error.atFault !== undefined) return { failure: { index: error.atFault, error: error.error } };
+    return { failure: { index: arrivals.length - 1, error: undefined } };
+  }
+}
