@@ -5,3 +5,4 @@
 export { ConsumerRunner } from './inbox/consumer.runner';
 export { OutboxRelay, relayLockKey, type RelayOptions } from './outbox/outbox.relay';
 export { outboxCommitted, outboxSignal } from './outbox/outbox-signal';
+export { reactWithoutBroker } from './inbox/react-without-broker';

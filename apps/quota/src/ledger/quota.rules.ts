@@ -2,8 +2,9 @@
  * Quota's money rule, decided from what the ledger holds and nothing else: one unit per task, taken
  * at most once; refused when the balance is short or the task has already timed out or been
  * cancelled; given back at most once, only after a debit, to the user the debit was taken from, and
- * never once the task's generation has succeeded, unless the task was cancelled first. The handlers
- * load, call one of these, and record what it says.
+ * never once the task's generation has succeeded, unless the task was cancelled first. Each reaction's
+ * rules (reactions/<event>/*.rules.ts) decide for one task on what this file defines; decideInTurn
+ * takes a batch's decisions in order on the book its handler loaded.
  */
 
 /** One task's rows in the ledger (at most one of each kind). */
@@ -23,56 +24,8 @@ export type QuotaDecision =
   | { kind: 'refund'; userId: string; amount: number; balanceAfter: number }
   | { kind: 'settle'; userId: string };
 
-const alreadyDecided = (task: TaskLedger) => task.debit !== undefined || task.rejected;
-
-/** The platform accepted the task: debit one unit when the balance allows, refuse it otherwise. */
-export function onTaskAccepted(task: TaskLedger, userId: string, balance: number): QuotaDecision {
-  if (alreadyDecided(task)) return { kind: 'nothing', because: 'the task was already debited or refused' };
-  if (balance < 1) return { kind: 'reject', userId, reason: 'INSUFFICIENT_QUOTA', balance };
-  return { kind: 'debit', userId, amount: 1, balanceAfter: balance - 1 };
-}
-
-/**
- * The task timed out: one not yet decided is refused, so that its request, if it ever arrives, takes
- * nothing. A debited one is generation's to fail, which then refunds it.
- */
-export function onTaskTimedOut(task: TaskLedger, userId: string, balance: number): QuotaDecision {
-  if (alreadyDecided(task)) return { kind: 'nothing', because: 'the task was already debited or refused' };
-  return { kind: 'reject', userId, reason: 'TIMED_OUT', balance };
-}
-
-/**
- * The tasks service cancelled the task: it is the arbiter, and it cancels only a task with no outcome,
- * so the task is never charged. A debit is given back, once (even after a success quota has seen: the
- * success lost the race there); a task not yet decided is refused, so that its request, if it ever
- * arrives, takes nothing. `balanceOf` gives the balance of the debit's user, or of the event's.
- */
-export function onTaskCancelled(task: TaskLedger, userId: string, balanceOf: (userId: string) => number): QuotaDecision {
-  if (task.debit) {
-    if (task.refunded) return { kind: 'nothing', because: 'the task was already refunded' };
-    return { kind: 'refund', userId: task.debit.userId, amount: task.debit.amount, balanceAfter: balanceOf(task.debit.userId) + task.debit.amount };
-  }
-  if (task.rejected) return { kind: 'nothing', because: 'the task was refused, never debited' };
-  return { kind: 'reject', userId, reason: 'CANCELLED', balance: balanceOf(userId) };
-}
-
-/**
- * Generation failed: give back the debit, once. `debitedBalance` is the balance of the user the debit
- * was taken from; nothing the failure event says about user or amount is used.
- */
-export function onGenerationFailed(task: TaskLedger, debitedBalance: number): QuotaDecision {
-  if (!task.debit) return { kind: 'nothing', because: 'the task was never debited' };
-  if (task.refunded) return { kind: 'nothing', because: 'the task was already refunded' };
-  if (task.settled) return { kind: 'nothing', because: 'the task’s generation succeeded' };
-  return { kind: 'refund', userId: task.debit.userId, amount: task.debit.amount, balanceAfter: debitedBalance + task.debit.amount };
-}
-
-/** Generation succeeded: the debit stands for good, whatever failure may be claimed later. */
-export function onGenerationSucceeded(task: TaskLedger): QuotaDecision {
-  if (!task.debit) return { kind: 'nothing', because: 'the task was never debited' };
-  if (task.settled) return { kind: 'nothing', because: 'the task was already settled' };
-  return { kind: 'settle', userId: task.debit.userId };
-}
+/** Debited or refused: a task quota has decided on takes no second decision. */
+export const alreadyDecided = (task: TaskLedger) => task.debit !== undefined || task.rejected;
 
 /** What a batch's decisions are taken on: the balances of the accounts locked, and the tasks' ledgers. */
 export interface QuotaBook {

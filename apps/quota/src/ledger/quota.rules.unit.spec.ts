@@ -1,95 +1,24 @@
 import fc from 'fast-check';
-import {
-  decideInTurn,
-  onGenerationFailed,
-  onGenerationSucceeded,
-  onTaskAccepted,
-  onTaskCancelled,
-  onTaskTimedOut,
-  QuotaDecision,
-  TaskLedger,
-  untouchedTask,
-} from './quota.rules';
+import { onGenerationFailed } from '../reactions/generation-failed/refund.rules';
+import { onGenerationSucceeded } from '../reactions/generation-succeeded/settle.rules';
+import { onTaskAccepted } from '../reactions/task-accepted/debit.rules';
+import { onTaskCancelled } from '../reactions/task-cancelled/refund-cancelled.rules';
+import { onTaskTimedOut } from '../reactions/task-timed-out/close-timed-out.rules';
+import { decideInTurn, QuotaDecision, TaskLedger, untouchedTask } from './quota.rules';
 
 const debitedBy = (userId: string, more: Partial<TaskLedger> = {}): TaskLedger => ({ ...untouchedTask, debit: { userId, amount: 1 }, ...more });
 
-describe('quota rules', () => {
-  describe('given an accepted task', () => {
-    it('when the balance allows, then one unit is debited', () => {
-      expect(onTaskAccepted(untouchedTask, 'ann', 3)).toEqual({ kind: 'debit', userId: 'ann', amount: 1, balanceAfter: 2 });
-    });
-    it('when the balance is empty, then the task is refused for insufficient quota', () => {
-      expect(onTaskAccepted(untouchedTask, 'ann', 0)).toEqual({ kind: 'reject', userId: 'ann', reason: 'INSUFFICIENT_QUOTA', balance: 0 });
-    });
-    it('when it was already debited or refused, then nothing is decided again', () => {
-      expect(onTaskAccepted(debitedBy('ann'), 'ann', 3).kind).toBe('nothing');
-      expect(onTaskAccepted({ ...untouchedTask, rejected: true }, 'ann', 3).kind).toBe('nothing');
-    });
-  });
-
-  describe('given a task that timed out', () => {
-    it('when quota had not decided on it, then it is refused, so a late request takes nothing', () => {
-      expect(onTaskTimedOut(untouchedTask, 'ann', 5)).toEqual({ kind: 'reject', userId: 'ann', reason: 'TIMED_OUT', balance: 5 });
-      expect(onTaskAccepted({ ...untouchedTask, rejected: true }, 'ann', 5).kind).toBe('nothing');
-    });
-    it('when it was debited, then quota leaves it to generation to fail', () => {
-      expect(onTaskTimedOut(debitedBy('ann'), 'ann', 5).kind).toBe('nothing');
-    });
-  });
-
-  describe('given a task the tasks service cancelled', () => {
-    const balances = (user: string) => ({ ann: 4, bob: 7 })[user] ?? 0;
-    it('when it was debited, then the debit goes back once, to the user it was taken from', () => {
-      expect(onTaskCancelled(debitedBy('ann'), 'ann', balances)).toEqual({ kind: 'refund', userId: 'ann', amount: 1, balanceAfter: 5 });
-      expect(onTaskCancelled(debitedBy('ann', { refunded: true }), 'ann', balances).kind).toBe('nothing');
-    });
-    it('when quota had already seen its generation succeed, then it is refunded all the same: the cancel won at the arbiter', () => {
-      expect(onTaskCancelled(debitedBy('ann', { settled: true }), 'ann', balances)).toMatchObject({ kind: 'refund', userId: 'ann' });
-    });
-    it('when quota had not decided on it, then it is refused, so a late request takes nothing', () => {
-      expect(onTaskCancelled(untouchedTask, 'bob', balances)).toEqual({ kind: 'reject', userId: 'bob', reason: 'CANCELLED', balance: 7 });
-      expect(onTaskAccepted({ ...untouchedTask, rejected: true }, 'bob', 7).kind).toBe('nothing');
-    });
-    it('when it was refused already, then nothing more happens', () => {
-      expect(onTaskCancelled({ ...untouchedTask, rejected: true }, 'bob', balances).kind).toBe('nothing');
-    });
-    it('when a failure refunded it first, then the cancel refunds nothing more', () => {
-      const [first, second] = decideInTurn(
-        { balances: new Map([['ann', 4]]), tasks: new Map([['t1', debitedBy('ann')]]) },
-        [
-          { taskId: 't1', kind: 'failed' },
-          { taskId: 't1', kind: 'cancelled' },
-        ],
-        (task, event, balanceOf) => (event.kind === 'failed' ? onGenerationFailed(task, balanceOf('ann')) : onTaskCancelled(task, 'ann', balanceOf)),
-      );
-      expect([first.decision.kind, second.decision.kind]).toEqual(['refund', 'nothing']);
-    });
-  });
-
-  describe('given a failed generation', () => {
-    it('when the task was debited, then the debit goes back to the user it was taken from', () => {
-      expect(onGenerationFailed(debitedBy('ann'), 4)).toEqual({ kind: 'refund', userId: 'ann', amount: 1, balanceAfter: 5 });
-    });
-    it('when the task was never debited, then nobody is refunded', () => {
-      expect(onGenerationFailed(untouchedTask, 4)).toMatchObject({ kind: 'nothing', because: 'the task was never debited' });
-      expect(onGenerationFailed({ ...untouchedTask, rejected: true }, 4).kind).toBe('nothing');
-    });
-    it('when it was already refunded, then it is not refunded again', () => {
-      expect(onGenerationFailed(debitedBy('ann', { refunded: true }), 4).kind).toBe('nothing');
-    });
-    it('when its generation had succeeded, then it is not refunded (a forged or late failure)', () => {
-      expect(onGenerationFailed(debitedBy('ann', { settled: true }), 4).kind).toBe('nothing');
-    });
-  });
-
-  describe('given a successful generation', () => {
-    it('when the task was debited, then the debit is settled for good', () => {
-      expect(onGenerationSucceeded(debitedBy('ann'))).toEqual({ kind: 'settle', userId: 'ann' });
-    });
-    it('when it was never debited or already settled, then nothing changes', () => {
-      expect(onGenerationSucceeded(untouchedTask).kind).toBe('nothing');
-      expect(onGenerationSucceeded(debitedBy('ann', { settled: true })).kind).toBe('nothing');
-    });
+describe('quota rules across reactions', () => {
+  it('given a debited task, when a failure refunded it first, then the cancel refunds nothing more', () => {
+    const [first, second] = decideInTurn(
+      { balances: new Map([['ann', 4]]), tasks: new Map([['t1', debitedBy('ann')]]) },
+      [
+        { taskId: 't1', kind: 'failed' },
+        { taskId: 't1', kind: 'cancelled' },
+      ],
+      (task, event, balanceOf) => (event.kind === 'failed' ? onGenerationFailed(task, balanceOf('ann')) : onTaskCancelled(task, 'ann', balanceOf)),
+    );
+    expect([first.decision.kind, second.decision.kind]).toEqual(['refund', 'nothing']);
   });
 });
 

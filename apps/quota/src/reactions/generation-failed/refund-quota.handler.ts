@@ -1,7 +1,8 @@
 import type { EventOf } from '@app/events';
 import type { BatchContext } from '@app/messaging';
 import { debitedBook } from '../../ledger/quota-books';
-import { decideInTurn, onGenerationFailed } from '../../ledger/quota.rules';
+import { decideInTurn } from '../../ledger/quota.rules';
+import { onGenerationFailed } from './refund.rules';
 import { recordDecisions } from '../../ledger/record-decision';
 
 /**

@@ -1,7 +1,8 @@
 import type { EventOf } from '@app/events';
 import type { BatchContext } from '@app/messaging';
 import { debitedBook } from '../../ledger/quota-books';
-import { decideInTurn, onGenerationSucceeded } from '../../ledger/quota.rules';
+import { decideInTurn } from '../../ledger/quota.rules';
+import { onGenerationSucceeded } from './settle.rules';
 import { recordDecisions } from '../../ledger/record-decision';
 
 /** The task's generation succeeded: its debit stands for good, whatever failure may be claimed later. */

@@ -1,7 +1,8 @@
 import type { EventOf } from '@app/events';
 import type { BatchContext } from '@app/messaging';
 import { namedUsersBook } from '../../ledger/quota-books';
-import { decideInTurn, onTaskAccepted } from '../../ledger/quota.rules';
+import { decideInTurn } from '../../ledger/quota.rules';
+import { onTaskAccepted } from './debit.rules';
 import { recordDecisions } from '../../ledger/record-decision';
 
 /**

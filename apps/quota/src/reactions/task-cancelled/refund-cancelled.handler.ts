@@ -1,7 +1,8 @@
 import type { EventOf } from '@app/events';
 import type { BatchContext } from '@app/messaging';
 import { cancelledTasksBook } from '../../ledger/quota-books';
-import { decideInTurn, onTaskCancelled } from '../../ledger/quota.rules';
+import { decideInTurn } from '../../ledger/quota.rules';
+import { onTaskCancelled } from './refund-cancelled.rules';
 import { recordDecisions } from '../../ledger/record-decision';
 
 /** A cancelled task is never charged: its debit is refunded, or, not yet decided, it is refused (QuotaRejected{CANCELLED}). */

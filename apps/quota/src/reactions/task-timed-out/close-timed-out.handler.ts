@@ -1,7 +1,8 @@
 import type { EventOf } from '@app/events';
 import type { BatchContext } from '@app/messaging';
 import { namedUsersBook } from '../../ledger/quota-books';
-import { decideInTurn, onTaskTimedOut } from '../../ledger/quota.rules';
+import { decideInTurn } from '../../ledger/quota.rules';
+import { onTaskTimedOut } from './close-timed-out.rules';
 import { recordDecisions } from '../../ledger/record-decision';
 
 /** A task that timed out before quota decided on it is refused (QuotaRejected{TIMED_OUT}). */
