@@ -3,7 +3,7 @@ import { causedBy, EventOf } from '@app/events';
 import type { HandlerContext } from '@app/messaging';
 import { applyToTask } from '../../projection/apply-to-task';
 import { acceptanceOf } from '../../submit/acceptance';
-import { AdoptionFacts, decideAdoption, KeyHolder, TaskSeen } from '../../submit/adoption.rules';
+import { AdoptionFacts, decideAdoption, KeyHolder, TaskSeen } from './adoption.rules';
 import { claimKey, KeyScope } from '../../submit/claim-key';
 import { requestHash } from '../../submit/request-hash';
 import { checkInput } from '../../submit/request-limits';

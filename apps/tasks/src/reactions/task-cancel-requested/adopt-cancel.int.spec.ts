@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto';
+import { masterKeysOf, PersonalData } from '@app/personal-data';
+import { eventOf, ReactionWorld } from '../../../../../test/support/reaction-world';
+import { tasksMigrations } from '../../migrations';
+import { TasksHandlers } from '../../tasks.handlers';
+import { loadTasksConfig } from '../../tasks.config';
+
+const masterKeys = masterKeysOf(JSON.stringify({ current: 'mk-1', keys: { 'mk-1': randomBytes(32).toString('base64') } }));
+const handlers = new TasksHandlers(loadTasksConfig({}), new PersonalData(masterKeys)).handlers();
+const requested = (userId: string, input = '{"topic":"tides"}', idempotencyKey: string | null = null, taskId?: string) =>
+  eventOf('TaskRequested', { idempotencyKey, reportType: 'summary', input }, { userId, taskId, producer: 'external' });
+
+describe('tasks: an outside TaskCancelRequested → TaskCancelled, or TaskCancelRejected', () => {
+  const world = new ReactionWorld('tasks', tasksMigrations);
+  beforeAll(() => world.setup());
+  afterAll(() => world.teardown());
+
+  const cancelRequested = (userId: string, taskId: string) => eventOf('TaskCancelRequested', {}, { userId, taskId, producer: 'external' });
+
+  it('cancels the user’s task with no outcome (TaskCancelled and its one outcome, TaskFailed{CANCELLED}); a second cancel finds it ended', async () => {
+    const request = requested('ann');
+    await world.react(handlers, request);
+    const cancelled = await world.react(handlers, cancelRequested('ann', request.taskId));
+    expect(cancelled.map((e) => e.eventType)).toEqual(['TaskCancelled', 'TaskFailed']);
+    expect(cancelled[1]).toMatchObject({ errorCode: 'CANCELLED', compensated: true, reason: 'cancelled by ann' });
+    expect(await world.db('tasks').where({ task_id: request.taskId }).first('state')).toEqual({ state: 'CANCELLED' });
+    expect(await world.react(handlers, cancelRequested('ann', request.taskId))).toEqual([
+      expect.objectContaining({ eventType: 'TaskCancelRejected', reason: 'ALREADY_ENDED', state: 'CANCELLED' }),
+    ]);
+  });
+
+  it('refuses a cancel of another user’s task as UNKNOWN_TASK and leaves the task as it was', async () => {
+    const request = requested('bob');
+    await world.react(handlers, request);
+    expect(await world.react(handlers, cancelRequested('mallory', request.taskId))).toEqual([
+      expect.objectContaining({ eventType: 'TaskCancelRejected', reason: 'UNKNOWN_TASK', state: null }),
+    ]);
+    expect(await world.db('tasks').where({ task_id: request.taskId }).first('state')).toEqual({ state: 'QUEUED' });
+  });
+});

@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import { masterKeysOf, PersonalData } from '@app/personal-data';
+import { eventOf, ReactionWorld } from '../../../../../test/support/reaction-world';
+import { tasksMigrations } from '../../migrations';
+import { TasksHandlers } from '../../tasks.handlers';
+import { loadTasksConfig } from '../../tasks.config';
+
+const masterKeys = masterKeysOf(JSON.stringify({ current: 'mk-1', keys: { 'mk-1': randomBytes(32).toString('base64') } }));
+const handlers = new TasksHandlers(loadTasksConfig({}), new PersonalData(masterKeys)).handlers();
+const requested = (userId: string, input = '{"topic":"tides"}', idempotencyKey: string | null = null, taskId?: string) =>
+  eventOf('TaskRequested', { idempotencyKey, reportType: 'summary', input }, { userId, taskId, producer: 'external' });
+
+describe('tasks: the other events of a task → its timeline, its state, its one outcome', () => {
+  const world = new ReactionWorld('tasks', tasksMigrations);
+  beforeAll(() => world.setup());
+  afterAll(() => world.teardown());
+
+  it('moves the task through its events and publishes TaskCompleted once, however often the success arrives', async () => {
+    const request = requested('ann');
+    await world.react(handlers, request);
+    const origin = { taskId: request.taskId, userId: 'ann' };
+    expect(await world.react(handlers, eventOf('QuotaDebited', { amount: 1, balanceAfter: 9 }, { ...origin, producer: 'quota' }))).toEqual([]);
+    await world.react(handlers, eventOf('GenerationStarted', { attempt: 1 }, { ...origin, producer: 'generation' }));
+    expect(await world.db('tasks').where({ task_id: request.taskId }).first('state')).toEqual({ state: 'RUNNING' });
+    const succeeded = eventOf('GenerationSucceeded', { attempt: 1, reportRef: `/generations/${request.taskId}/report` }, { ...origin, producer: 'generation' });
+    expect(await world.react(handlers, succeeded)).toEqual([
+      expect.objectContaining({ eventType: 'TaskCompleted', reportRef: `/generations/${request.taskId}/report` }),
+    ]);
+    const again = eventOf('GenerationSucceeded', { attempt: 1, reportRef: '/elsewhere' }, { ...origin, producer: 'generation' });
+    expect(await world.react(handlers, again)).toEqual([]);
+    expect(await world.db('tasks').where({ task_id: request.taskId }).first('state')).toEqual({ state: 'SUCCESS' });
+    const timeline = await world.db('task_timeline').where({ task_id: request.taskId }).orderBy('id').pluck('event_type');
+    expect(timeline).toEqual(
+      expect.arrayContaining(['TaskRequested', 'TaskAccepted', 'QuotaDebited', 'GenerationStarted', 'GenerationSucceeded', 'TaskCompleted']),
+    );
+  });
+});

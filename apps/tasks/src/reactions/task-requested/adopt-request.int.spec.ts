@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import { masterKeysOf, PersonalData } from '@app/personal-data';
+import { eventOf, ReactionWorld } from '../../../../../test/support/reaction-world';
+import { tasksMigrations } from '../../migrations';
+import { TasksHandlers } from '../../tasks.handlers';
+import { loadTasksConfig } from '../../tasks.config';
+
+const masterKeys = masterKeysOf(JSON.stringify({ current: 'mk-1', keys: { 'mk-1': randomBytes(32).toString('base64') } }));
+const handlers = new TasksHandlers(loadTasksConfig({}), new PersonalData(masterKeys)).handlers();
+const requested = (userId: string, input = '{"topic":"tides"}', idempotencyKey: string | null = null, taskId?: string) =>
+  eventOf('TaskRequested', { idempotencyKey, reportType: 'summary', input }, { userId, taskId, producer: 'external' });
+
+describe('tasks: an outside TaskRequested → TaskAccepted, or TaskRejected', () => {
+  const world = new ReactionWorld('tasks', tasksMigrations);
+  beforeAll(() => world.setup());
+  afterAll(() => world.teardown());
+
+  it('adopts a user’s first request: a data key issued, the input sealed in the acceptance and at rest, the task QUEUED', async () => {
+    const request = requested('ann');
+    const published = await world.react(handlers, request);
+    expect(published.map((e) => e.eventType)).toEqual(['UserDataKey', 'TaskAccepted']);
+    const accepted = published[1] as (typeof published)[1] & { input: string };
+    expect(accepted).toMatchObject({ taskId: request.taskId, userId: 'ann', producer: 'tasks', causationId: request.eventId });
+    expect(accepted.input).toMatch(/^sealed:v1:/);
+    const task = await world.db('tasks').where({ task_id: request.taskId }).first('state', 'input');
+    expect(task.state).toBe('QUEUED');
+    expect(JSON.stringify(task.input)).not.toContain('tides');
+    expect((await world.react(handlers, requested('ann'))).map((e) => e.eventType)).toEqual(['TaskAccepted']);
+  });
+
+  it('rejects an input that is not a JSON object, and a key reused with other content, keeping no task of either', async () => {
+    const notAnObject = requested('bob', '[1,2]');
+    expect(await world.react(handlers, notAnObject)).toEqual([expect.objectContaining({ eventType: 'TaskRejected', reason: 'INVALID_INPUT' })]);
+    await world.react(handlers, requested('bob', '{"a":1}', 'key-1'));
+    const reused = requested('bob', '{"a":2}', 'key-1');
+    expect(await world.react(handlers, reused)).toEqual([
+      expect.objectContaining({ eventType: 'TaskRejected', reason: 'KEY_REUSED', idempotencyKey: 'key-1' }),
+    ]);
+    expect(await world.db('tasks').whereIn('task_id', [notAnObject.taskId, reused.taskId]).count<Array<{ count: string }>>('* as count')).toEqual([
+      { count: '0' },
+    ]);
+  });
+
+  it('changes nothing for a task it already has, whatever the second request says', async () => {
+    const first = requested('cy');
+    await world.react(handlers, first);
+    expect(await world.react(handlers, requested('cy', 'not json', null, first.taskId))).toEqual([]);
+  });
+});
