@@ -1,14 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { masterKeysOf, PersonalData } from '@app/personal-data';
 import { eventOf, ReactionWorld } from '../../../../../test/support/reaction-world';
+import { requested, tasksHandlers } from '../../../../../test/support/tasks-reactions';
 import { tasksMigrations } from '../../migrations';
-import { TasksHandlers } from '../../tasks.handlers';
-import { loadTasksConfig } from '../../tasks.config';
 
-const masterKeys = masterKeysOf(JSON.stringify({ current: 'mk-1', keys: { 'mk-1': randomBytes(32).toString('base64') } }));
-const handlers = new TasksHandlers(loadTasksConfig({}), new PersonalData(masterKeys)).handlers();
-const requested = (userId: string, input = '{"topic":"tides"}', idempotencyKey: string | null = null, taskId?: string) =>
-  eventOf('TaskRequested', { idempotencyKey, reportType: 'summary', input }, { userId, taskId, producer: 'external' });
+const handlers = tasksHandlers();
 
 describe('tasks: an outside TaskCancelRequested → TaskCancelled, or TaskCancelRejected', () => {
   const world = new ReactionWorld('tasks', tasksMigrations);
