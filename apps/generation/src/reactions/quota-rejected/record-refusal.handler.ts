@@ -1,5 +1,7 @@
 import type { EventOf } from '@app/events';
 import type { BatchContext } from '@app/messaging';
+import { jobStatuses } from '../../jobs/job-statuses';
+import { closedByRefusal } from './record-refusal.rules';
 
 /** Quota refused the tasks: their jobs are closed, so they never wait for a debit that will not come. */
 export async function recordRefusals(events: Array<EventOf<'QuotaRejected'>>, { trx }: BatchContext): Promise<void> {
@@ -12,6 +14,6 @@ export async function recordRefusals(events: Array<EventOf<'QuotaRejected'>>, { 
       'task_id',
       events.map((event) => event.taskId),
     )
-    .where({ status: 'awaiting' })
+    .whereIn('status', jobStatuses.filter(closedByRefusal))
     .update({ status: 'refused', updated_at: trx.fn.now() });
 }

@@ -1,5 +1,6 @@
 import type { EventOf } from '@app/events';
 import type { BatchContext } from '@app/messaging';
+import { closedByCancelStatuses } from './stop-cancelled.rules';
 
 /** A job the cancel stops: its model call aborted where it runs, its report (if one came in time) removed. */
 export interface StoppedJob {
@@ -8,9 +9,8 @@ export interface StoppedJob {
 }
 
 /**
- * The tasks service cancelled the tasks (TaskCancelled): every job of theirs that is not over is closed
- * as `cancelled` — waiting, scheduled, running, or even succeeded (its report is not kept: the task is
- * not charged) — and its open attempt with it. A job not heard of yet is recorded closed, so that its
+ * The tasks service cancelled the tasks (TaskCancelled): every job of theirs the cancel closes
+ * (stop-cancelled.rules) is closed as `cancelled`, by one statement, and its open attempt with it. A job not heard of yet is recorded closed, so that its
  * request and debit, if they come later, start nothing. Quota refunds on the same event: no
  * GenerationFailed is published. `stop` runs after the commit, for each job closed now.
  */
@@ -26,11 +26,11 @@ export async function stopCancelled(
     .ignore();
   const { rows: closed } = await trx.raw<{ rows: Array<{ task_id: string; report_ref: string | null }> }>(
     `update generation_jobs as j set status = 'cancelled', lease_until = null, updated_at = now()
-       from (select task_id, status from generation_jobs where task_id = any(?::uuid[]) and status in ('awaiting', 'scheduled', 'running', 'succeeded')
+       from (select task_id, status from generation_jobs where task_id = any(?::uuid[]) and status = any(?::text[])
              order by task_id for update) as before
       where j.task_id = before.task_id
      returning j.task_id, case when before.status = 'succeeded' then j.report_ref end as report_ref`,
-    [taskIds],
+    [taskIds, closedByCancelStatuses],
   );
   if (closed.length === 0) return;
   await trx('generation_attempts')
