@@ -9,8 +9,8 @@ import { settleTask } from './reactions/generation-succeeded/settle-task.handler
 import { QUOTA_CONFIG, QuotaConfig } from './quota.config';
 
 /**
- * What quota reacts to, each reaction in reactions/<event>/ (load the accounts → decide with
- * ledger/quota.rules → record the decisions):
+ * What quota reacts to, each reaction in reactions/<event>/ (load the accounts → decide with its
+ * rules, on the book of ledger/quota.rules → record the decisions), its rules and int specs beside it:
  * - TaskAccepted → QuotaDebited, or QuotaRejected (insufficient, or the task already cancelled);
  * - GenerationSucceeded → the debit settled (nothing published);
  * - GenerationFailed → QuotaRefunded, once, where it debited;
