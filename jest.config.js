@@ -12,7 +12,7 @@ const base = {
   setupFiles: ['<rootDir>/test/support/quiet-logs.ts', '<rootDir>/test/support/kafka-as-admin.ts'],
 };
 
-const needsStack = { globalSetup: '<rootDir>/test/support/global-setup.ts' };
+const needsStack = { globalSetup: '<rootDir>/test/support/global-setup.ts', setupFilesAfterEnv: ['<rootDir>/test/support/stop-leftover-services.ts'] };
 
 module.exports = {
   maxWorkers: 2,

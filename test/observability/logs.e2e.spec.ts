@@ -35,7 +35,7 @@ describe('JSON logs', () => {
     }).listen(receiverPort, '127.0.0.1');
   });
   afterAll(async () => {
-    receiver.close();
+    receiver?.close();
     await platform.stop();
   });
 

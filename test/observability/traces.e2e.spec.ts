@@ -56,7 +56,7 @@ describe('traces', () => {
     expect(registered.status).toBe(200);
   });
   afterAll(async () => {
-    receiver.close();
+    receiver?.close();
     await platform.stop();
   });
 

@@ -34,6 +34,9 @@ export function portVariable(name: AppName): string {
  */
 export const serviceNodeFlags = ['--max-semi-space-size=4', '--heap-growing-percent=30'];
 
+/** Every app this process started and has not seen exit: what stopLeftoverServices stops. */
+const running = new Set<RunningService>();
+
 /** `env.NODE_FLAGS` (space-separated) go to node itself after serviceNodeFlags: flags NODE_OPTIONS refuses, such as --cpu-prof. */
 export function startService(name: AppName, port: number, env: NodeJS.ProcessEnv, onLine: (line: string) => void = () => undefined): RunningService {
   const nodeFlags = (env.NODE_FLAGS ?? '').split(' ').filter(Boolean);
@@ -52,7 +55,10 @@ export function startService(name: AppName, port: number, env: NodeJS.ProcessEnv
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
-  return { name, port, child, output: () => lines.join('\n') };
+  const service: RunningService = { name, port, child, output: () => lines.join('\n') };
+  running.add(service);
+  child.once('exit', () => running.delete(service));
+  return service;
 }
 
 export async function healthStatus(port: number): Promise<number | undefined> {
@@ -91,4 +97,14 @@ export async function stopService(service: RunningService, signal: NodeJS.Signal
   const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
   await exited;
   clearTimeout(timer);
+}
+
+/**
+ * Stops whatever a caller started and left running: a test file whose set-up failed half-way (one
+ * service exited, the others were up) must not leave live children that keep jest from exiting.
+ */
+export async function stopLeftoverServices(): Promise<string[]> {
+  const leftovers = [...running];
+  await Promise.all(leftovers.map((service) => stopService(service, 'SIGKILL')));
+  return leftovers.map((service) => service.name);
 }
