@@ -9,7 +9,7 @@ const base = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   moduleNameMapper: { '^@app/messaging/testing$': '<rootDir>/libs/messaging/src/testing', '^@app/(.*)$': '<rootDir>/libs/$1/src' },
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.stack/'],
-  setupFiles: ['<rootDir>/test/support/quiet-logs.ts', '<rootDir>/test/support/kafka-as-admin.ts'],
+  setupFiles: ['<rootDir>/test/support/quiet-logs.ts', '<rootDir>/test/support/kafka-as-admin.ts', '<rootDir>/test/support/compile-cache.ts'],
 };
 
 const needsStack = { globalSetup: '<rootDir>/test/support/global-setup.ts', setupFilesAfterEnv: ['<rootDir>/test/support/stop-leftover-services.ts'] };

@@ -15,7 +15,9 @@ import { findJava, requireCommand } from './toolchain';
  * process can reach its port. Two socket files join it to the world, each opened only by the stack's
  * user: its HTTP listener, which only the gate (registry-gate.ts) connects to, and its database, which
  * a bridge outside carries to PostgreSQL. The global compatibility rule is BACKWARD, the rule the
- * producers' schemas are written for.
+ * producers' schemas are written for. Every TCP leg of the bridges sets `nodelay`: without it each
+ * small write the JDBC driver split a query into waited on the peer's delayed ACK, and registering
+ * one schema took ~350 ms instead of ~30 ms (a test world's 20 schemas: 8 s instead of 0.9 s).
  */
 export function registryProcess(config: StackConfig): ManagedProcess {
   return managed(config.runDir, config.logsDir, 'registry');
@@ -62,7 +64,7 @@ export async function startRegistry(config: StackConfig): Promise<'started' | 'a
     const database = new URL(databaseUrlFor(config, config.registry.database));
     startDetached(databaseBridgeProcess(config), socat, [
       `UNIX-LISTEN:${databaseSocket(config)},fork,unlink-early,mode=600`,
-      `TCP:${database.hostname}:${database.port || 5432}`,
+      `TCP:${database.hostname}:${database.port || 5432},nodelay`,
     ]);
   }
   const proc = registryProcess(config);
@@ -105,8 +107,8 @@ function startInOwnNetwork(config: StackConfig, socat: string): number {
   const script = [
     'set -e',
     `${quote(ip)} link set lo up`,
-    `${quote(socat)} TCP-LISTEN:${inside.database},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${quote(databaseSocket(config))} &`,
-    `${quote(socat)} UNIX-LISTEN:${quote(registrySocket(config))},fork,unlink-early,mode=600 TCP:127.0.0.1:${inside.http} &`,
+    `${quote(socat)} TCP-LISTEN:${inside.database},bind=127.0.0.1,fork,reuseaddr,nodelay UNIX-CONNECT:${quote(databaseSocket(config))} &`,
+    `${quote(socat)} UNIX-LISTEN:${quote(registrySocket(config))},fork,unlink-early,mode=600 TCP:127.0.0.1:${inside.http},nodelay &`,
     `exec ${java}`,
   ].join('\n');
   try {
