@@ -17,13 +17,15 @@ export function uniqueSuffix(): string {
 const lowestTestPort = 24_000;
 const handedOut = new Set<number>();
 
-function ephemeralRangeStart(): number {
+/** Where the kernel's range for outgoing connections' own ports begins (Linux's default when unreadable). */
+export function ephemeralRangeStart(): number {
   try {
     return Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32_768;
   } catch {
     return 32_768;
   }
 }
+const highestTestPort = Math.min(ephemeralRangeStart(), 65_536) - 1;
 
 function canListen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -35,15 +37,14 @@ function canListen(port: number): Promise<boolean> {
 
 /** A port nothing listens on now, not handed out before by this test file, outside the ephemeral range. */
 export async function freePort(): Promise<number> {
-  const highest = Math.min(ephemeralRangeStart(), 65_536) - 1;
-  if (highest - lowestTestPort < 1_000)
-    throw new Error(`the ephemeral port range starts at ${highest + 1}: no room below it for test ports from ${lowestTestPort}`);
+  if (highestTestPort - lowestTestPort < 1_000)
+    throw new Error(`the ephemeral port range starts at ${highestTestPort + 1}: no room below it for test ports from ${lowestTestPort}`);
   for (let attempt = 0; attempt < 200; attempt++) {
-    const port = randomInt(lowestTestPort, highest + 1);
+    const port = randomInt(lowestTestPort, highestTestPort + 1);
     if (handedOut.has(port)) continue;
     handedOut.add(port); // before the check: a concurrent call must not pick it meanwhile
     if (await canListen(port)) return port;
     handedOut.delete(port);
   }
-  throw new Error(`no free test port between ${lowestTestPort} and ${highest}`);
+  throw new Error(`no free test port between ${lowestTestPort} and ${highestTestPort}`);
 }

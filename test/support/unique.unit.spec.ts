@@ -1,9 +1,8 @@
-import * as fs from 'node:fs';
 import * as net from 'node:net';
-import { freePort } from './unique';
+import { ephemeralRangeStart, freePort } from './unique';
 
 describe('freePort', () => {
-  const ephemeralStart = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  const ephemeralStart = ephemeralRangeStart();
 
   it('hands out distinct ports below the range the kernel gives outgoing connections', async () => {
     const ports = await Promise.all(Array.from({ length: 50 }, () => freePort()));
