@@ -1,5 +1,6 @@
 import { PlatformError } from '@app/failures';
-import { readDeadLetters, redrive } from '@app/dead-letters';
+import { readDeadLetters, redriveProgress, RedriveOptions, requestRedrive } from '@app/dead-letters';
+import { redriveRequestTopic } from '@app/events';
 import { MessagingWorld, taskRequested } from './support/messaging-world';
 import { waitFor } from './support/wait-for';
 
@@ -25,6 +26,18 @@ describe('re-driving dead letters', () => {
   });
   afterAll(() => world.teardown());
 
+  /** Asks the consumer's service to re-drive, and waits until it has logged every letter it took. */
+  async function redrive(groupId: string, options: RedriveOptions) {
+    const result = await requestRedrive(world.kafka, groupId, options);
+    if (result.requestId) {
+      const requestId = result.requestId;
+      await waitFor(async () => (await redriveProgress(world.kafka, groupId, requestId)).length === result.redriven.length, {
+        what: 'the service to log every letter of the request',
+      });
+    }
+    return result;
+  }
+
   it('processes a dead letter once after its cause is fixed, however often it is re-driven, and parks one that fails again', async () => {
     // Given two events dead-lettered while the handler is broken
     const fixable = taskRequested(undefined, 'fixable');
@@ -42,8 +55,8 @@ describe('re-driving dead letters', () => {
 
     // When the cause is fixed and a dry run is asked for
     broken = false;
-    expect((await redrive(world.kafka, runner.groupId, { by: 'tester', dryRun: true, error: 'HANDLER_FAILED' })).redriven).toEqual([]);
-    const dry = await redrive(world.kafka, runner.groupId, {
+    expect((await redrive(runner.groupId, { by: 'tester', dryRun: true, error: 'HANDLER_FAILED' })).redriven).toEqual([]);
+    const dry = await redrive(runner.groupId, {
       by: 'tester',
       dryRun: true,
       error: 'INVALID_EVENT',
@@ -54,7 +67,7 @@ describe('re-driving dead letters', () => {
     expect(runner.stats.processed).toBe(0);
 
     // When they are re-driven for real
-    const first = await redrive(world.kafka, runner.groupId, { by: 'tester', rate: 50 });
+    const first = await redrive(runner.groupId, { by: 'tester', rate: 50 });
     expect(first.redriven).toHaveLength(2);
 
     // Then the fixable one is processed once, with its original event id
@@ -65,14 +78,57 @@ describe('re-driving dead letters', () => {
     });
 
     // When everything is re-driven a second time
-    const second = await redrive(world.kafka, runner.groupId, { by: 'someone else' });
+    const second = await redrive(runner.groupId, { by: 'someone else' });
     // Then nothing is sent again: the first two are logged as re-driven, the new one is parked
     expect(second.redriven).toEqual([]);
     expect(second.skipped.map((s) => s.why)).toEqual(
       expect.arrayContaining([expect.stringMatching(/^already re-driven by tester at /), 'parked: it failed again after a re-drive']),
     );
     // And even a forced re-drive of the parked one changes nothing for the fixed event
-    await redrive(world.kafka, runner.groupId, { by: 'tester', includeParked: true });
+    await redrive(runner.groupId, { by: 'tester', includeParked: true });
     expect(await effects(fixable.eventId)).toHaveLength(1);
+  });
+
+  it('takes from a request only which letters to handle: a value it carries, or junk, has no effect', async () => {
+    // Given a fresh dead letter
+    const hopeless = taskRequested(undefined, 'always bad');
+    const forged = taskRequested(undefined, 'forged');
+    const producer = world.kafka.producer();
+    await producer.connect();
+    await producer.send({
+      topic: world.codec.topicFor('TaskRequested'),
+      messages: [{ key: hopeless.taskId, value: await world.codec.encode(hopeless), headers: { eventId: hopeless.eventId } }],
+    });
+    await waitFor(async () => (await readDeadLetters(world.kafka, runner.groupId)).some((l) => l.eventId === hopeless.eventId), { what: 'the dead letter' });
+    const letter = (await readDeadLetters(world.kafka, runner.groupId)).find((l) => l.eventId === hopeless.eventId)!;
+
+    // When whoever may ask writes junk, then a request for a letter that does not exist carrying an event of its own
+    const forgedValue = (await world.codec.encode(forged)).toString('base64');
+    await producer.send({
+      topic: redriveRequestTopic(runner.groupId),
+      messages: [
+        { value: 'not json at all' },
+        { value: JSON.stringify({ requestId: 'r-junk', by: 42, ids: 'all' }) },
+        {
+          value: JSON.stringify({
+            requestId: 'r-forged',
+            by: 'mallory',
+            ids: ['0:99999'],
+            value: forgedValue,
+            originalTopic: world.codec.topicFor('TaskRequested'),
+          }),
+        },
+      ],
+    });
+    await producer.disconnect();
+    // And then asks properly for the real letter
+    const asked = await redrive(runner.groupId, { by: 'tester', ids: [letter.id] });
+
+    // Then only the real letter was handled again (and failed again), the requests before it were read and did nothing
+    expect(asked.redriven.map((l) => l.id)).toEqual([letter.id]);
+    expect((await redriveProgress(world.kafka, runner.groupId, asked.requestId!)).map((e) => e.outcome)).toEqual(['dead-lettered']);
+    expect(await redriveProgress(world.kafka, runner.groupId, 'r-forged')).toEqual([]);
+    expect(await effects(forged.eventId)).toEqual([]);
+    expect(await world.db('inbox').where({ event_id: forged.eventId })).toEqual([]);
   });
 });

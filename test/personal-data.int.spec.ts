@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { createKnex, dropDatabase, ensureDatabase, migrateToLatest } from '@app/database';
 import { dataKeysByIds, erased, forgetDataKeys, keepDataKey, masterKeysOf, openText, sealText, userDataKey, userDataKeysTable } from '@app/personal-data';
@@ -41,10 +42,49 @@ describe('the data keys a service keeps', () => {
     const found = await dataKeysByIds(db, [dataKey.keyId], master);
     expect(openText(sealed, (id) => found.get(id))).toBe('canary-bob');
 
-    expect(await forgetDataKeys(db, 'bob')).toEqual([dataKey.keyId]);
+    expect(await db.transaction((trx) => forgetDataKeys(trx, 'bob'))).toEqual([dataKey.keyId]);
     const after = await dataKeysByIds(db, [dataKey.keyId], master);
     expect(openText(sealed, (id) => after.get(id))).toBe(erased);
     // Another user's key is untouched.
     expect((await dataKeysByIds(db, [(await db.transaction((trx) => userDataKey(trx, 'ann', master))).dataKey.keyId], master)).size).toBe(1);
+  });
+
+  it('an erasure that begins while a first key is being issued forgets that key, however the two interleave', async () => {
+    // Many first submissions and erasures of the same user, started together: the submission holds its
+    // transaction open a moment after issuing (sealing, its task row), the erasure starts a random moment later.
+    const runs = await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => {
+        const userId = `race-${i}`;
+        let issuedAt = Infinity;
+        let erasureBeganAt = -Infinity;
+        const submission = db.transaction(async (trx) => {
+          const key = await userDataKey(trx, userId, master);
+          issuedAt = performance.now();
+          await sleep(30);
+          return key.dataKey.keyId;
+        });
+        const erasure = (async () => {
+          await sleep(Math.random() * 40);
+          return db.transaction(async (trx) => {
+            erasureBeganAt = performance.now();
+            return forgetDataKeys(trx, userId);
+          });
+        })();
+        const [keyId, forgotten] = await Promise.all([submission, erasure]);
+        const left = (await db('user_data_keys').where({ user_id: userId })).length;
+        return { keyId, forgotten, left, issuedFirst: issuedAt < erasureBeganAt };
+      }),
+    );
+    // Then each key issued before its erasure began is gone, and the erasure names it (its tombstone goes out)
+    const issuedFirst = runs.filter((r) => r.issuedFirst);
+    expect(issuedFirst.length).toBeGreaterThan(5);
+    for (const run of issuedFirst) expect(run).toEqual({ ...run, forgotten: [run.keyId], left: 0 });
+    // And otherwise the two happened one after the other, either way: the key forgotten, or issued after and kept
+    for (const run of runs.filter((r) => !r.issuedFirst)) {
+      expect([
+        { forgotten: [run.keyId], left: 0 },
+        { forgotten: [], left: 1 },
+      ]).toContainEqual({ forgotten: run.forgotten, left: run.left });
+    }
   });
 });

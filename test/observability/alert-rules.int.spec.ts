@@ -8,11 +8,11 @@ const promtool = (...args: string[]) => spawnSync('promtool', args, { encoding: 
 describe('alert rules', () => {
   it('are valid rules for Prometheus', () => {
     const check = promtool('check', 'rules', alertRulesFile);
-    expect(check.stdout + check.stderr).toContain('SUCCESS: 5 rules found');
+    expect(check.stdout + check.stderr).toContain('SUCCESS: 6 rules found');
     expect(check.status).toBe(0);
   });
 
-  it('fire when they should and not before (promtool test rules: service down, outbox, dead letters, lag, deadlines)', () => {
+  it('fire when they should and not before (promtool test rules: service down, outbox, dead letters, lag, a stalled consumer, deadlines)', () => {
     const test = promtool('test', 'rules', 'alert-rules.test.yml');
     expect(test.stdout + test.stderr).toContain('SUCCESS');
     expect(test.status).toBe(0);

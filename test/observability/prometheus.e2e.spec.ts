@@ -52,7 +52,10 @@ describe('Prometheus', () => {
       data: { groups: Array<{ name: string; rules: Array<{ name: string; health: string }> }> };
     };
     const group = body.data.groups.find((g) => g.name === 'task-platform');
-    expect(group?.rules.map((r) => r.name).sort()).toEqual(['ConsumerLagHigh', 'DeadLettersGrowing', 'OutboxNotDraining', 'ServiceDown', 'TasksPastDeadline']);
+    // Exactly the rules the file declares, read from it so that a new rule cannot be forgotten here.
+    const declared = [...fs.readFileSync(alertRulesFile, 'utf8').matchAll(/^\s*- alert: (\w+)$/gm)].map((m) => m[1]).sort();
+    expect(declared).toEqual(expect.arrayContaining(['ConsumerLagHigh', 'ConsumerStalled', 'DeadLettersGrowing', 'OutboxNotDraining', 'ServiceDown']));
+    expect(group?.rules.map((r) => r.name).sort()).toEqual(declared);
     await waitFor(
       async () => {
         const again = (await (await fetch(`${prometheusUrl(config)}/api/v1/rules?type=alert`)).json()) as typeof body;

@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { defaults } from '@app/config';
@@ -31,8 +33,20 @@ describe('erasing a user', () => {
   const otherCanary = `kept-${randomBytes(6).toString('hex')}`;
   const user = `forgotten-${randomBytes(3).toString('hex')}`;
   const allowedBeforeRetention = ['topic task-requested', 'topic tasks.dlq'];
-  beforeAll(() => platform.start());
-  afterAll(() => platform.stop());
+  /** The user's webhook receiver, on a URL whose path and query hold the canary (as a receiver's token might). */
+  const hooksReceived: string[] = [];
+  const receiver = http.createServer((request, response) => {
+    hooksReceived.push(String(request.headers['webhook-id']));
+    response.end();
+  });
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    await platform.start();
+  });
+  afterAll(async () => {
+    await platform.stop();
+    receiver.close();
+  });
 
   async function publishOutside(value: Buffer, taskId: string): Promise<void> {
     const producer = platform.kafka.producer();
@@ -58,7 +72,14 @@ describe('erasing a user', () => {
   }
 
   it('leaves no trace of their inputs and reports in any store, keeps the facts, and leaves other users whole', async () => {
-    // Given the canary entering by POST /tasks (to success and to failure), by an outside TaskRequested, and in a poison request
+    // Given the canary entering by a webhook's URL, by POST /tasks (to success and to failure), by an outside TaskRequested, and in a poison request
+    const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/${canary}?token=${canary}`;
+    const registered = await fetch(`${platform.url('notification')}/users/${user}/webhook`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', ...(await authAs(user)) },
+      body: JSON.stringify({ url: hookUrl }),
+    });
+    expect(registered.status).toBeLessThan(300);
     const succeeded = (await platform.submit(user, { text: canary })).body.taskId as string;
     const failed = (await platform.submit(user, { text: canary, simulate: { permanentFailure: true } })).body.taskId as string;
     const outside = randomUUID();
@@ -78,17 +99,19 @@ describe('erasing a user', () => {
     expect(reportText).toContain(canary); // the simulator's report quotes the input
     const outsideReport = (await report(outside, user)).text;
     await waitFor(async () => (await platform.get('tasks', '/tasks?userId=*&limit=100')).items.length === 4, { what: 'the four tasks listed' });
+    await waitFor(() => hooksReceived.length >= 3, { what: 'the three outcomes delivered to the webhook' });
     await platform.consumersCaughtUp();
 
     // Then before the erasure (the services' spans exported): in clear only on the outside requests' topic and tasks' dead letters (bounded retention)
     const before = await waitFor(
       async () => {
         const stores = await everyStore(platform, zipkin, started);
-        return ['traces tasks', 'traces generation'].every((store) => storesHolding(stores, succeeded).includes(store)) && stores;
+        return ['traces tasks', 'traces generation', 'traces notification'].every((store) => storesHolding(stores, succeeded).includes(store)) && stores;
       },
       { what: 'the spans of the tasks in the trace store', timeoutMs: 30_000, intervalMs: 1_000 },
     );
-    expect(storesHolding(before, canary)).toEqual(allowedBeforeRetention);
+    // (and the webhook's URL only in notification's database: no span or log of a delivery names it)
+    expect(storesHolding(before, canary).sort()).toEqual([...allowedBeforeRetention, 'database notification'].sort());
     expect(storesHolding(before, reportText)).toEqual([]);
     expect(storesHolding(before, outsideReport)).toEqual([]);
     // (the search reads every store: each holds what it should, the user's id and tasks, and each log its service's lines)

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Kafka, KafkaConfig, logLevel, ResourcePatternTypes } from 'kafkajs';
 import { localAuthFiles } from '@app/auth';
 import { defaults } from '@app/config';
-import { KafkaPrincipal, newEvent, topicFor } from '@app/events';
+import { eventTypes, KafkaPrincipal, newEvent, redriveLogTopic, redriveRequestTopic, serviceEvents, topicFor } from '@app/events';
 import { EventCodec, localKafkaCredentials } from '@app/kafka';
 import { loadStackConfig } from '../../tools/stack/stack.config';
 import { removeTestData } from '../support/remove-test-data';
@@ -91,6 +91,40 @@ describe('Kafka principals and ACLs', () => {
     const external = as('external');
     await expect(send(external, 'TaskRequested')).resolves.toBeDefined();
     await expect(send(external, 'QuotaRefunded')).rejects.toThrow(/authoriz/i);
+  });
+
+  it("refuses the console's principal every event topic: it can ask a service to re-drive, not mint an event", async () => {
+    const console = await producerOf(as('console'));
+    const origin = { taskId: randomUUID(), userId: 'acl-user', correlationId: randomUUID(), causationId: null };
+    // The three a compromised console would forge first: an erasure, an acceptance, a refund.
+    const forged = [
+      newEvent('UserErasureRequested', { requestedBy: 'console' }, origin, 'tasks'),
+      newEvent('TaskAccepted', { idempotencyKey: null, reportType: 'summary', input: '{}' }, origin, 'tasks'),
+      newEvent('QuotaRefunded', { amount: 1, balanceAfter: 11 }, origin, 'quota'),
+    ];
+    for (const event of forged) {
+      const value = await codec.encode(event);
+      await expect(console.send({ topic: topicFor(event.eventType, env.topicPrefix), acks: -1, messages: [{ value }] })).rejects.toThrow(/authoriz/i);
+    }
+    // And every other event topic, and the logs only the services write.
+    for (const type of eventTypes) {
+      await expect(console.send({ topic: topicFor(type, env.topicPrefix), acks: -1, messages: [{ value: 'x' }] })).rejects.toThrow(/authoriz/i);
+    }
+    for (const service of Object.keys(serviceEvents)) {
+      await expect(console.send({ topic: redriveLogTopic(`${env.topicPrefix}${service}`), acks: -1, messages: [{ value: '{}' }] })).rejects.toThrow(
+        /authoriz/i,
+      );
+    }
+    // Nothing reached a topic: each is still empty.
+    const admin = as('admin').admin();
+    await admin.connect();
+    clients.push(admin);
+    for (const event of forged) {
+      const offsets = await admin.fetchTopicOffsets(topicFor(event.eventType, env.topicPrefix));
+      expect(offsets.map((o) => o.high)).toEqual(offsets.map(() => '0'));
+    }
+    // What it may do is ask.
+    await expect(console.send({ topic: redriveRequestTopic(`${env.topicPrefix}tasks`), acks: -1, messages: [{ value: '{}' }] })).resolves.toBeDefined();
   });
 
   it('connects over SASL_SSL with the CA, and fails without it', async () => {

@@ -5,7 +5,7 @@ import { defaults } from '@app/config';
 import { createKnex, ensureDatabase, migrateToLatest } from '@app/database';
 import { DomainEvent, newEvent } from '@app/events';
 import { EventHandlers, messagingMigrations } from '@app/messaging';
-import { ConsumerRunner, OutboxRelay, RelayOptions } from '@app/messaging/testing';
+import { ConsumerOptions, ConsumerRunner, OutboxRelay, RelayOptions } from '@app/messaging/testing';
 import { createKafka, EventCodec } from '@app/kafka';
 import { removeTestData } from './remove-test-data';
 import { TestEnv } from './test-env';
@@ -51,7 +51,14 @@ export class MessagingWorld {
 
   async consumer(
     handlers: EventHandlers,
-    options: { name?: string; maxAttempts?: number; codec?: EventCodec; db?: Knex; partitionsConcurrently?: number } = {},
+    options: {
+      name?: string;
+      maxAttempts?: number;
+      codec?: EventCodec;
+      db?: Knex;
+      partitionsConcurrently?: number;
+      progress?: ConsumerOptions['progress'];
+    } = {},
   ): Promise<ConsumerRunner> {
     const runner = new ConsumerRunner(options.db ?? this.db, this.kafka, options.codec ?? this.codec, {
       name: options.name ?? 'test-consumer',
@@ -60,6 +67,7 @@ export class MessagingWorld {
       retryBackoff: { initialMs: 20, maxMs: 100, jitter: 0.2 },
       topicPartitions: 3,
       partitionsConcurrently: options.partitionsConcurrently,
+      progress: options.progress,
       createTopics: true,
     });
     await runner.start();

@@ -125,4 +125,17 @@ describe('the audit of what was published', () => {
     const report = audit([stuck.accepted(), stuck.debited()], 60_000, 10_000);
     expect(report.violations.map((v) => [v.invariant, v.subject])).toEqual([['NO_TASK_STUCK_PAST_DEADLINE', stuck.taskId]]);
   });
+
+  it('leaves out a request forged with ids that are no uuids: the platform dead-lettered it, so it is no task', () => {
+    const forged = flow('u11');
+    const report = audit(
+      [
+        { ...forged.requested(), eventId: 'fetch failed' },
+        { ...forged.requested(), taskId: 'ECONNREFUSED 127.0.0.1:5432' },
+      ],
+      60_000,
+      10_000,
+    );
+    expect(report).toMatchObject({ events: 2, refused: 2, tasks: 0, violations: [] });
+  });
 });

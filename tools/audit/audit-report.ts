@@ -21,6 +21,8 @@ export interface Violation {
 export interface AuditReport {
   events: number;
   duplicates: number;
+  /** Events whose ids break the platform's rules: its consumers dead-lettered them unread, and so does the audit. */
+  refused: number;
   tasks: number;
   inFlight: Array<{ taskId: string; ageMs: number | null }>;
   violations: Violation[];

@@ -81,7 +81,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
     process.stdout.write(
-      `${report.events} events (${report.duplicates} copies) of ${report.tasks} tasks read in ${seconds.toFixed(1)} s (${report.eventsPerSecond} events/s)\n`,
+      `${report.events} events (${report.duplicates} copies, ${report.refused} refused) of ${report.tasks} tasks read in ${seconds.toFixed(1)} s (${report.eventsPerSecond} events/s)\n`,
     );
     process.stdout.write(
       `${report.inFlight.length} task(s) in flight${report.inFlight.length ? `, the oldest for ${Math.round(Math.max(...report.inFlight.map((t) => t.ageMs ?? 0)) / 1000)} s` : ''}\n`,

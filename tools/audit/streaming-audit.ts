@@ -1,4 +1,4 @@
-import type { DomainEvent } from '@app/events';
+import { DomainEvent, identityProblems } from '@app/events';
 import type { AuditReport, InvariantName, Violation } from './audit-report';
 import { EventIdSet, idBytes, Mark, MarkArena } from './off-heap';
 
@@ -40,9 +40,15 @@ export class StreamingAudit {
   private readonly tasks = new Map<string, TaskTally>();
   private events = 0;
   private duplicates = 0;
+  private refused = 0;
 
   add(event: DomainEvent): void {
     this.events++;
+    // A request forged with an eventId or taskId that is no uuid was never taken in: it has a dead letter, not a task.
+    if (identityProblems(event as unknown as Record<string, unknown>).length > 0) {
+      this.refused++;
+      return;
+    }
     const id = idBytes(event.eventId);
     if (!this.seen.add(id)) {
       this.duplicates++;
@@ -107,6 +113,6 @@ export class StreamingAudit {
         violations.push({ invariant: 'USER_LEDGER_BALANCES', subject: userId, eventIds: [], message });
       }
     }
-    return { events: this.events, duplicates: this.duplicates, tasks: this.tasks.size, inFlight, violations };
+    return { events: this.events, duplicates: this.duplicates, refused: this.refused, tasks: this.tasks.size, inFlight, violations };
   }
 }

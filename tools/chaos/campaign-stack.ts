@@ -49,6 +49,8 @@ export async function freshCampaignStack(config: StackConfig, report: (line: str
 }
 
 export async function stopCampaignStack(config: StackConfig): Promise<void> {
+  // A run cut short may have left the database stopped (blackhole-postgres): it must hear the stop.
+  signalPart(config, 'postgres', 'SIGCONT');
   await stopPrometheus(config);
   await stopZipkin(config);
   await stopRegistry(config);

@@ -50,7 +50,12 @@ export async function gatherEvidence(
     services.map((s) => `${s}.dlq`),
     ({ topic, message }) => {
       const header = (name: string) => message.headers?.[name]?.toString() ?? '';
-      evidence.deadLetters.push({ topic, errorCode: header(deadLetterHeaders.errorCode), errorMessage: header(deadLetterHeaders.errorMessage) });
+      evidence.deadLetters.push({
+        topic,
+        key: message.key?.toString() ?? '',
+        errorCode: header(deadLetterHeaders.errorCode),
+        errorMessage: header(deadLetterHeaders.errorMessage),
+      });
     },
   );
   for (const service of services) {

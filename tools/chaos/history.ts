@@ -1,3 +1,4 @@
+import type { Hostility } from './hostile-requests';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
@@ -29,6 +30,8 @@ export interface PublishOp {
   taskId: string;
   behaviour: Behaviour;
   acknowledged: boolean;
+  /** A request written to be refused (see hostile-requests): `taskId` is then its message key. */
+  hostile?: Hostility;
   eventId?: string;
   /** Where the broker appended it, as its acknowledgement said. */
   partition?: number;

@@ -1,4 +1,4 @@
-import { DomainEvent, isTaskEvent, keyEventTypes, topicFor } from '@app/events';
+import { DomainEvent, identityProblems, isTaskEvent, keyEventTypes, topicFor } from '@app/events';
 import { errorCodes } from '@app/failures';
 import { audit } from '../audit/audit-invariants';
 import type { CancelOp, DeliveryEntry, EffectEntry, HistoryEntry, PublishOp, SubmitOp } from './history';
@@ -16,7 +16,8 @@ export interface Evidence {
   history: HistoryEntry[];
   events: PlacedEvent[];
   undecodable: number;
-  deadLetters: Array<{ topic: string; errorCode: string; errorMessage: string }>;
+  /** Each dead letter with the key its original message had. */
+  deadLetters: Array<{ topic: string; key: string; errorCode: string; errorMessage: string }>;
   outbox: Array<{ service: string; unpublished: number; parked: number }>;
   /** Every event a producer was told Kafka had written (acks=all), and where, when it was told. */
   acknowledged: Array<{ by: string; eventId: string; topic: string; partition: number | null; offset: number | null }>;
@@ -55,16 +56,28 @@ export function checkInvariants(evidence: Evidence): InvariantResult[] {
   const report = (invariant: string, meaning: string, examples: string[]) =>
     results.push({ invariant, meaning, violations: examples.length, examples: examples.slice(0, 5) });
   // Events about users (keys, erasures) belong to no task: the task invariants leave them out.
-  const firstOf = firstOccurrences(evidence.events.filter((p) => isTaskEvent(p.event)));
+  // A request forged with ids that are no uuids was never taken in: its dead letter answers it (OUTSIDE_REQUESTS_ANSWERED).
+  const firstOf = firstOccurrences(evidence.events.filter((p) => isTaskEvent(p.event) && identityProblems(p.event as never).length === 0));
   const byTask = groupBy(firstOf, (p) => p.event.taskId);
   const typesOf = (taskId: string) => new Set((byTask.get(taskId) ?? []).map((p) => p.event.eventType));
   const submits = evidence.history.filter((h): h is SubmitOp => h.kind === 'submit');
-  const published = evidence.history.filter((h): h is PublishOp => h.kind === 'publish' && h.acknowledged);
+  const outside = evidence.history.filter((h): h is PublishOp => h.kind === 'publish' && h.acknowledged);
+  // An oversized request is a request like any other, only refused; the other hostile ones are refused at the door.
+  const published = outside.filter((p) => p.hostile === undefined || p.hostile === 'oversized');
+  const refusedAtTheDoor = outside.filter((p) => p.hostile !== undefined && p.hostile !== 'oversized');
 
   const accepted = [...new Set(submits.filter((s) => s.status >= 200 && s.status < 300 && s.taskId).map((s) => s.taskId!))];
   report('EVERY_ACCEPTED_TASK_ENDS', 'every task answered 2xx, and every request an outside producer wrote, ends (completed, failed or rejected)', [
     ...accepted.filter((t) => ![...typesOf(t)].some((type) => ends.has(type))).map((t) => `task ${t} (POST) has no outcome`),
     ...published.filter((p) => ![...typesOf(p.taskId)].some((type) => ends.has(type))).map((p) => `task ${p.taskId} (Kafka) has no outcome`),
+  ]);
+
+  const deadLettered = new Set(evidence.deadLetters.filter((d) => d.topic === 'tasks.dlq').map((d) => d.key));
+  report('OUTSIDE_REQUESTS_ANSWERED', 'every hostile outside request ends alone: too large is rejected, anything malformed is dead-lettered by tasks', [
+    ...outside
+      .filter((p) => p.hostile === 'oversized' && !(byTask.get(p.taskId) ?? []).some((e) => (e.event as { reason?: string }).reason === 'INPUT_TOO_LARGE'))
+      .map((p) => `oversized request ${p.taskId} was not rejected as INPUT_TOO_LARGE`),
+    ...refusedAtTheDoor.filter((p) => !deadLettered.has(p.taskId)).map((p) => `${p.hostile} request under key ${p.taskId} has no dead letter`),
   ]);
 
   // Whichever of two bodies sent under one key arrives first owns it: the other must be refused.
@@ -208,7 +221,13 @@ export function checkInvariants(evidence: Evidence): InvariantResult[] {
         .map((t) => `${e.user}: task ${t.taskId} still shows its input`),
     ]),
   );
-  report('EVENTS_DECODE', 'every message on an event topic decodes', evidence.undecodable > 0 ? [`${evidence.undecodable} undecodable`] : []);
+  // A value of another type written on task-requested on purpose does not decode as a request: those are expected.
+  const undecodable = evidence.undecodable - outside.filter((p) => p.hostile === 'wrong-type').length;
+  report(
+    'EVENTS_DECODE',
+    'every message on an event topic decodes, but the wrong-type values written on purpose',
+    undecodable > 0 ? [`${undecodable} undecodable`] : [],
+  );
   return results;
 }
 

@@ -35,7 +35,7 @@ describe('the campaign checker', () => {
     history,
     events: [accepted, debited, succeeded, completed, notified, { ...debited, offset: 7 }],
     undecodable: 0,
-    deadLetters: [{ topic: 'quota.dlq', errorCode: 'DECODE_FAILED', errorMessage: 'not Confluent-framed' }],
+    deadLetters: [{ topic: 'quota.dlq', key: 'k', errorCode: 'DECODE_FAILED', errorMessage: 'not Confluent-framed' }],
     outbox: [{ service: 'quota', unpublished: 0, parked: 0 }],
     acknowledged: [
       { by: 'quota relay', eventId: debited.event.eventId, topic: debited.topic, partition: 0, offset: debited.offset },
@@ -53,6 +53,37 @@ describe('the campaign checker', () => {
 
   it('finds nothing wrong in a healthy run (a redelivered copy and a retried webhook included)', () => {
     expect(violated(healthy)).toEqual({});
+  });
+
+  it('holds each hostile outside request to its own answer: a dead letter of tasks under its key, or INPUT_TOO_LARGE', () => {
+    const publish = (hostile: 'outage-event-id' | 'oversized' | 'wrong-type', key: string): HistoryEntry => ({
+      kind: 'publish',
+      at: 8,
+      user,
+      key: 'k9',
+      taskId: key,
+      behaviour: 'success',
+      acknowledged: true,
+      hostile,
+    });
+    const [lettered, unanswered, tooLarge, wrongType] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const evidence: Evidence = {
+      ...healthy,
+      history: [
+        ...history,
+        publish('outage-event-id', lettered),
+        publish('outage-event-id', unanswered),
+        publish('oversized', tooLarge),
+        publish('wrong-type', wrongType),
+      ],
+      undecodable: 1,
+      deadLetters: [
+        { topic: 'tasks.dlq', key: lettered, errorCode: 'INVALID_EVENT', errorMessage: 'eventId must be a UUID' },
+        { topic: 'tasks.dlq', key: wrongType, errorCode: 'TOPIC_MISMATCH', errorMessage: 'a TaskCompleted on the topic of TaskRequested' },
+      ],
+    };
+    // The unanswered one, and the oversized one that no TaskRejected answered (a request with no outcome, too); the wrong-type value is not counted undecodable
+    expect(violated(evidence)).toEqual({ OUTSIDE_REQUESTS_ANSWERED: 2, EVERY_ACCEPTED_TASK_ENDS: 1 });
   });
 
   it('counts an accepted task with no outcome, and a second task under one key', () => {
@@ -98,7 +129,7 @@ describe('the campaign checker', () => {
         events: [...healthy.events, early, late],
         history: [...history.filter((h) => h.kind !== 'delivery'), forged],
         outbox: [{ service: 'generation', unpublished: 3, parked: 0 }],
-        deadLetters: [{ topic: 'tasks.dlq', errorCode: 'HANDLER_FAILED', errorMessage: 'deadlock' }],
+        deadLetters: [{ topic: 'tasks.dlq', key: 'k', errorCode: 'HANDLER_FAILED', errorMessage: 'deadlock' }],
       }),
     ).toEqual({ PER_TASK_ORDER: 1, EVERY_OUTCOME_NOTIFIED: 1, SIGNATURES_HOLD: 1, OUTBOX_DRAINED: 1, DEAD_LETTERS_ARE_PERMANENT: 1 });
   });

@@ -1,5 +1,6 @@
 import type { StackConfig } from '../stack/stack.config';
 import { BrokerFaultKind, brokerFaultKinds, BrokerStrike, strikeBroker } from './broker-faults';
+import { FaultKind, serviceFaultWeights, singleBrokerWeights } from './fault-kinds';
 import { crashPart, restartPart, setReadOnly, signalPart, StackPart } from './campaign-stack';
 import type { Cluster, Instance } from './cluster';
 import { services } from './cluster';
@@ -7,24 +8,6 @@ import type { History } from './history';
 import type { Random } from './random';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { retry } from '@app/timing';
-
-type FaultKind =
-  'kill-instance' | 'pause-instance' | 'kill-broker' | 'crash-postgres' | 'read-only-database' | 'kill-registry' | 'kill-model' | BrokerFaultKind;
-
-const serviceFaultWeights: Array<readonly [FaultKind, number]> = [
-  ['kill-instance', 4],
-  ['pause-instance', 2],
-  ['crash-postgres', 2],
-  ['read-only-database', 2],
-  ['kill-registry', 1],
-  ['kill-model', 1],
-];
-
-/** One broker: it is killed or paused. A cluster: the faults of broker-faults.ts. */
-const singleBrokerWeights: Array<readonly [FaultKind, number]> = [
-  ['kill-broker', 2],
-  ['pause-broker', 1],
-];
 
 /** How often a cluster fault's effect is looked for while it lasts. */
 const effectPollMs = 1000;
@@ -138,6 +121,14 @@ export class Nemesis {
         if (!free('postgres') || !free('registry') || busy.has('read-only')) return;
         await crashPart(this.stack, 'postgres');
         return void this.begin(kind, 'postgres', lasting(3, 10), () => this.restart('postgres'));
+      case 'blackhole-postgres':
+        // Stopped, not killed: its sockets stay open and the kernel takes every packet, but nothing
+        // answers and nothing is reset — what a client sees of a database behind a network that
+        // drops its packets (TCP keepalive aside, which the kernel still answers). Only the
+        // services' own timeouts can notice; the registry, whose store it is, stalls too.
+        if (!free('postgres') || !free('registry') || busy.has('read-only')) return;
+        signalPart(this.stack, 'postgres', 'SIGSTOP');
+        return void this.begin(kind, 'postgres', lasting(20, 60), async () => void signalPart(this.stack, 'postgres', 'SIGCONT'));
       case 'read-only-database': {
         if (!free('postgres') || !free('read-only')) return;
         const service = this.random.pick(services);

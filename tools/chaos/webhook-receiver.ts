@@ -7,8 +7,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * The receiver some users register: it verifies each delivery's signature with the user's secret,
- * records its `webhook-id`, and at times answers 500 or answers slowly, as real receivers do. Its
- * failures are chosen by the run's seed.
+ * records its `webhook-id`, and at times answers 500, answers slowly, or trickles its answer a byte
+ * every 2 s (which no delivery may wait for: the attempt ends at its deadline and is tried again), as
+ * real receivers do. Its failures are chosen by the run's seed.
  */
 export class WebhookReceiver {
   private server?: http.Server;
@@ -56,7 +57,8 @@ export class WebhookReceiver {
     const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)]));
     const { verified, payload } = this.verify(user, body, headers);
     const roll = this.random.next();
-    const answered = !verified ? 400 : roll < 0.1 ? 500 : 204;
+    const trickles = verified && roll >= 0.15 && roll < 0.2;
+    const answered = !verified ? 400 : roll < 0.1 ? 500 : trickles ? 0 : 204;
     if (verified && roll >= 0.1 && roll < 0.15) await sleep(3000);
     this.history.record({
       kind: 'delivery',
@@ -68,6 +70,20 @@ export class WebhookReceiver {
       verified,
       answered,
     });
+    if (trickles) return trickle(response);
     response.writeHead(answered).end();
   }
+}
+
+/** Writes a status line one byte every 2 s, by hand on the socket, until the caller gives up. */
+function trickle(response: http.ServerResponse): void {
+  const socket = response.socket;
+  if (!socket) return;
+  const answer = 'HTTP/1.1 204 No Content\r\n\r\n';
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (socket.destroyed || sent === answer.length) return clearInterval(timer);
+    socket.write(answer[sent++]);
+  }, 2000);
+  socket.on('close', () => clearInterval(timer));
 }

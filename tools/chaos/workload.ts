@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { logLevel } from 'kafkajs';
-import { newEvent, topicFor } from '@app/events';
+import { DomainEvent, newEvent, topicFor } from '@app/events';
 import { createKafka, EventCodec, IdempotentProducer, localKafkaCredentials, localRegistryCredentials } from '@app/kafka';
 import { signLocalToken } from '../auth/sign-token';
 import { kafkaBootstrap, registryUrl, StackConfig } from '../stack/stack.config';
@@ -9,6 +9,7 @@ import type { Behaviour, History } from './history';
 import type { Random } from './random';
 import type { WebhookReceiver } from './webhook-receiver';
 import { Erasures } from './erasures';
+import { hostileRequest, hostilities, Hostility } from './hostile-requests';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const simulations: Record<Behaviour, Record<string, unknown>> = {
@@ -217,25 +218,39 @@ export class Workload {
     }
   }
 
-  /** An outside system's request on Kafka; sometimes the same key again under a new taskId (a DUPLICATE). */
+  /**
+   * An outside system's request on Kafka; sometimes the same key again under a new taskId (a
+   * DUPLICATE), and one in ten a hostile one, written to be refused.
+   */
   private async publishOutside(sent: Sent, twice: boolean): Promise<void> {
     const { input, reportType } = JSON.parse(sent.body) as { input: unknown; reportType: string };
+    if (this.random.chance(0.1)) {
+      const hostility = this.random.pick(hostilities);
+      return this.send(sent, hostileRequest(hostility, this.random, sent.user, sent.key), hostility);
+    }
     for (let copy = 0; copy < (twice ? 2 : 1); copy++) {
       const taskId = randomUUID();
       const origin = { taskId, userId: sent.user, correlationId: randomUUID(), causationId: null };
       const event = newEvent('TaskRequested', { idempotencyKey: sent.key, reportType, input: JSON.stringify(input) }, origin, 'external');
-      const entry = { kind: 'publish' as const, at: Date.now(), user: sent.user, key: sent.key, taskId, behaviour: sent.behaviour };
-      try {
-        const value = await this.codec!.encode(event);
-        const [placed] = await this.producer!.send({
-          topic: topicFor('TaskRequested'),
-          acks: -1,
-          messages: [{ key: taskId, value, headers: { eventId: event.eventId, eventType: event.eventType } }],
-        });
-        this.history.record({ ...entry, acknowledged: true, eventId: event.eventId, partition: placed.partition, offset: Number(placed.baseOffset) });
-      } catch (error) {
-        this.history.record({ ...entry, acknowledged: false, error: (error as Error).message });
-      }
+      await this.send(sent, { event, messageKey: taskId });
+    }
+  }
+
+  /** One message on task-requested as the `external` principal, and what the broker answered, in the history. */
+  private async send(sent: Sent, { event, messageKey }: { event: DomainEvent; messageKey: string }, hostile?: Hostility): Promise<void> {
+    const entry = { kind: 'publish' as const, at: Date.now(), user: sent.user, key: sent.key, taskId: messageKey, behaviour: sent.behaviour, hostile };
+    try {
+      const value = await this.codec!.encode(event);
+      const [placed] = await this.producer!.send({
+        topic: topicFor('TaskRequested'),
+        acks: -1,
+        messages: [{ key: messageKey, value, headers: { eventId: event.eventId, eventType: event.eventType } }],
+      });
+      // A value of another type is not a TaskRequested the topic can be checked to hold.
+      const eventId = hostile === 'wrong-type' ? undefined : event.eventId;
+      this.history.record({ ...entry, acknowledged: true, eventId, partition: placed.partition, offset: Number(placed.baseOffset) });
+    } catch (error) {
+      this.history.record({ ...entry, acknowledged: false, error: (error as Error).message });
     }
   }
 }

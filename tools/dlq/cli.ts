@@ -5,14 +5,25 @@ import * as os from 'node:os';
 import { loadServiceConfig, serviceNames } from '@app/config';
 import { createKnex } from '@app/database';
 import { createKafka, localKafkaEnv, localRegistryEnv } from '@app/kafka';
-import { DeadLetter, DeadLetterFilter, forEachDeadLetter, listParkedRows, matches, readDeadLetters, redrive, releaseParkedRows } from '@app/dead-letters';
+import {
+  DeadLetter,
+  DeadLetterFilter,
+  forEachDeadLetter,
+  listParkedRows,
+  matches,
+  readDeadLetters,
+  redriveProgress,
+  releaseParkedRows,
+  requestRedrive,
+} from '@app/dead-letters';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * `npm run dlq -- list | show <id> | redrive`: the dead letters of the services' consumers;
  * `parked | release-parked`: the outbox rows a relay parked because the broker refused their size.
  */
 Logger.overrideLogger(['error']);
-// Re-drives write any event topic and read every dead letter: the admin's work (or the console's, named in the environment).
+// Reads every dead letter and asks for re-drives: the admin's work (or the console's, named in the environment).
 if (!process.env.KAFKA_USERNAME) Object.assign(process.env, localKafkaEnv('admin'));
 if (!process.env.SCHEMA_REGISTRY_USERNAME) Object.assign(process.env, localRegistryEnv('admin'));
 const config = loadServiceConfig('tasks');
@@ -73,23 +84,43 @@ program
   });
 
 withFilters(program.command('redrive'))
+  .description('ask each service to handle its matching dead letters again (it reads them from its own dead-letter topic), and wait for its log')
   .option('--dry-run', 'say what would be re-driven, re-drive nothing')
   .option('--rate <perSecond>', 'at most this many messages a second', positive)
   .option('--by <name>', 'who re-drives (recorded)', os.userInfo().username)
   .option('--include-parked', 'also re-drive what failed again after a re-drive')
-  .action(async (options: Filters & { dryRun?: boolean; rate?: number; by: string; includeParked?: boolean }) => {
+  .option('--wait <seconds>', 'how long to wait for the services to log each letter (0: do not wait)', (v) => Number(v), 120)
+  .action(async (options: Filters & { dryRun?: boolean; rate?: number; by: string; includeParked?: boolean; wait: number }) => {
     for (const group of groups(options)) {
-      const result = await redrive(kafka, group, {
+      const result = await requestRedrive(kafka, group, {
         ...filterOf(options),
         dryRun: options.dryRun,
         rate: options.rate,
         by: options.by,
         includeParked: options.includeParked,
       });
-      for (const l of result.redriven) process.stdout.write(`${options.dryRun ? 'would re-drive' : 're-driven'} ${line(group, l)}\n`);
+      for (const l of result.redriven) process.stdout.write(`${options.dryRun ? 'would re-drive' : 'asked to re-drive'} ${line(group, l)}\n`);
       for (const s of result.skipped) process.stdout.write(`skipped ${group} ${s.letter.id}: ${s.why}\n`);
+      if (result.requestId && options.wait > 0) await awaitLog(group, result.requestId, result.redriven.length, options.wait * 1000);
     }
   });
+
+/** Prints how each letter of a request ended, as the service logs it; says so when it does not within the time given. */
+async function awaitLog(group: string, requestId: string, total: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const entries = await redriveProgress(kafka, group, requestId);
+    if (entries.length >= total || Date.now() > deadline) {
+      for (const e of entries) process.stdout.write(`${group} ${e.deadLetter}: ${e.outcome}\n`);
+      if (entries.length < total)
+        throw new Error(
+          `${group} logged ${entries.length} of ${total} letter(s) in ${timeoutMs / 1000} s; is the service running? (the request stays: it works through it when it runs)`,
+        );
+      return;
+    }
+    await sleep(1000);
+  }
+}
 
 /** The outbox rows a service's relay parked for their size, and how many rows of their key wait behind them. */
 program

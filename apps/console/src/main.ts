@@ -4,8 +4,8 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
-import { ConfigError } from '@app/config';
-import { createRootLogger } from '@app/service';
+import { ConfigError, loadHttpLimits } from '@app/config';
+import { applyHttpLimits, createRootLogger } from '@app/service';
 import { CONSOLE_CONFIG, ConsoleConfig } from './console.config';
 import { ConsoleModule } from './console.module';
 import { ConsoleErrorsFilter } from './http/console-errors.filter';
@@ -48,6 +48,7 @@ async function bootstrap(): Promise<void> {
     app.useGlobalFilters(new ConsoleErrorsFilter());
     app.useBodyParser('urlencoded', { extended: false, limit: '16kb' });
     const config = app.get<ConsoleConfig>(CONSOLE_CONFIG);
+    applyHttpLimits(app.getHttpServer(), loadHttpLimits(process.env, 'console'));
     await app.listen(config.port, config.host);
     logger.log(`console listening on http://${config.host}:${config.port}`, 'console');
   } catch (error) {

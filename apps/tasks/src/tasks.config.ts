@@ -36,6 +36,6 @@ export function loadTasksConfig(env: NodeJS.ProcessEnv = process.env): TasksConf
     userRateLimit: read.positive('USER_RATE_LIMIT', 10),
     userRateBurst: read.positive('USER_RATE_BURST', 20),
     userMaxOpenTasks: Math.floor(read.positive('USER_MAX_OPEN_TASKS', 100)),
-    inputLimits: { ...defaultInputLimits, simulation },
+    inputLimits: { ...defaultInputLimits, maxBytes: read.bytes('HTTP_BODY_LIMIT', '64kb'), simulation },
   });
 }

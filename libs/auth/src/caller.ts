@@ -9,6 +9,8 @@ export interface Caller {
 
 export const isAdmin = (caller: Caller) => caller.roles.has('admin');
 export const isViewer = (caller: Caller) => caller.roles.has('viewer') && !isAdmin(caller);
+/** The operator console's people: an admin, who acts, or a viewer, who looks. */
+export const isOperator = (caller: Caller) => caller.roles.has('admin') || caller.roles.has('viewer');
 
 /** Reads are open to the user themself, an admin, and a viewer (who sees them masked). */
 export const mayRead = (caller: Caller, userId: string) => caller.userId === userId || isAdmin(caller) || caller.roles.has('viewer');

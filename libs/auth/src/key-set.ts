@@ -9,7 +9,9 @@ import { createLocalJWKSet, createRemoteJWKSet, errors, JSONWebKeySet, JWTVerify
  * a restart either way.
  */
 export function keySet(jwksUrl: string): JWTVerifyGetKey {
-  if (/^https?:\/\//.test(jwksUrl)) return createRemoteJWKSet(new URL(jwksUrl), { cooldownDuration: 5_000, timeoutDuration: 5_000 });
+  // Kept a minute (jose's default is ten): a key withdrawn at the provider stops its tokens within
+  // the minute docs/security.md promises, as the cache of verified tokens does.
+  if (/^https?:\/\//.test(jwksUrl)) return createRemoteJWKSet(new URL(jwksUrl), { cacheMaxAge: 60_000, cooldownDuration: 5_000, timeoutDuration: 5_000 });
   const file = jwksUrl.startsWith('file:') ? fileURLToPath(jwksUrl) : jwksUrl;
   let loaded: { mtimeMs: number; keys: JWTVerifyGetKey } | undefined;
   const load = () => {

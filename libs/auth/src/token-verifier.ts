@@ -1,4 +1,5 @@
 import { errors, JWTVerifyGetKey, jwtVerify } from 'jose';
+import { userIdPattern } from '@app/events';
 import { AuthConfig } from './auth.config';
 import { Caller, Role, roles } from './caller';
 import { keySet } from './key-set';
@@ -11,8 +12,6 @@ export class InvalidToken extends Error {
     this.name = 'InvalidToken';
   }
 }
-
-const userIdPattern = /^[A-Za-z0-9._@:-]{1,128}$/;
 
 /** Verifies bearer tokens against the JWKS, issuer, audience and pinned algorithms of the config. */
 export class TokenVerifier {
@@ -37,6 +36,7 @@ export class TokenVerifier {
         audience: this.config.audience,
         algorithms: this.config.algorithms,
         requiredClaims: ['sub', 'exp'],
+        clockTolerance: this.config.clockToleranceSeconds,
       }));
     } catch (error) {
       throw new InvalidToken(reasonOf(error));

@@ -44,7 +44,7 @@ describe('bearer token verification', () => {
     jwksFile = path.join(dir, 'jwks.json');
     trusted = await signingKey('key-1');
     fs.writeFileSync(jwksFile, JSON.stringify({ keys: [trusted.jwk] }));
-    verifier = new TokenVerifier({ jwksUrl: jwksFile, issuer, audience, algorithms: ['RS256'] });
+    verifier = new TokenVerifier({ jwksUrl: jwksFile, issuer, audience, algorithms: ['RS256'], clockToleranceSeconds: 30 });
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
@@ -64,6 +64,12 @@ describe('bearer token verification', () => {
     await refused(bearer(await sign(trusted, {}, { exp: Math.floor(Date.now() / 1000) - 60 })), /expired/);
     await refused(bearer(await sign(trusted, {}, { iss: 'someone-else' })), /iss/);
     await refused(bearer(await sign(trusted, {}, { aud: 'another-api' })), /aud/);
+  });
+
+  it('forgives a clock that disagrees by less than the tolerance, and no more', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect((await verifier.callerOf(bearer(await sign(trusted, {}, { exp: now - 10 })))).userId).toBe('alice');
+    await refused(bearer(await sign(trusted, {}, { exp: now - 45 })), /expired/);
   });
 
   it('refuses an unsigned token (alg none)', async () => {

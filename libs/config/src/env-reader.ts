@@ -1,6 +1,12 @@
-import { ConfigError } from './service.config';
+import { ConfigError } from './config-error';
 
 const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const sizeUnits: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+
+function sizeInBytes(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)(b|kb|mb|gb)?$/.exec(text.trim().toLowerCase());
+  return match ? Math.floor(Number(match[1]) * sizeUnits[match[2] ?? 'b']) : undefined;
+}
 
 /**
  * Reads settings from an environment and collects every problem — each naming its variable and what
@@ -49,6 +55,11 @@ export class EnvReader {
   /** `250ms`, `5s`, `2m`, `1h`. */
   duration(name: string, fallback: string): number {
     return this.parseDuration(name, this.raw(name) ?? fallback);
+  }
+
+  /** A size: `65536`, `64kb`, `1mb` (as body-parser reads them, powers of 1024). */
+  bytes(name: string, fallback: string): number {
+    return sizeInBytes(this.raw(name) ?? fallback) ?? this.problem(name, 'a size such as 65536, 64kb or 1mb', sizeInBytes(fallback) ?? 0);
   }
 
   /** A comma-separated list of durations; empty is an empty list. */

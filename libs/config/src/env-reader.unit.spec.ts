@@ -10,6 +10,9 @@ describe('EnvReader', () => {
     expect(read.durations('D', '')).toEqual([1000, 120_000]);
     expect(read.flag('E', false)).toBe(true);
     expect(read.list('F')).toEqual(['x', 'y']);
+    expect(new EnvReader({ S: '64kb', T: '1mb', U: '300' }, 'svc').bytes('S', '1b')).toBe(65_536);
+    expect(new EnvReader({ T: '1mb' }, 'svc').bytes('T', '1b')).toBe(1_048_576);
+    expect(new EnvReader({}, 'svc').bytes('U', '300')).toBe(300);
     expect(read.done({ ok: true })).toEqual({ ok: true });
   });
 

@@ -1,3 +1,4 @@
 export * from './service.config';
 export * from './log-levels';
 export * from './env-reader';
+export * from './http-limits.config';

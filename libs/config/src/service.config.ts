@@ -1,3 +1,7 @@
+import { ConfigError } from './config-error';
+import { EnvReader } from './env-reader';
+
+export { ConfigError } from './config-error';
 export const serviceNames = ['tasks', 'quota', 'generation', 'notification'] as const;
 export type ServiceName = (typeof serviceNames)[number];
 
@@ -10,6 +14,8 @@ export interface ServiceConfig {
   kafkaBrokers: string[];
   schemaRegistryUrl: string;
   topicPrefix: string;
+  /** The service pool's connect, statement and idle-in-transaction timeouts (a migration has longer ones). */
+  databaseTimeouts: { connectMs: number; statementMs: number; idleInTransactionMs: number };
 }
 
 const defaultPorts: Record<ServiceName, number> = { tasks: 3000, quota: 3001, generation: 3002, notification: 3003 };
@@ -19,16 +25,6 @@ export const defaults = {
   kafkaBrokers: '127.0.0.1:19092',
   schemaRegistryUrl: 'http://127.0.0.1:18081/apis/ccompat/v7',
 };
-
-export class ConfigError extends Error {
-  constructor(
-    service: string,
-    readonly problems: string[],
-  ) {
-    super(`invalid configuration for ${service}:\n  - ${problems.join('\n  - ')}`);
-    this.name = 'ConfigError';
-  }
-}
 
 /**
  * Reads and validates the environment once, at boot, and fails with every problem listed.
@@ -54,9 +50,16 @@ export function loadServiceConfig(service: ServiceName, env: NodeJS.ProcessEnv =
   if (!/^[a-zA-Z0-9._-]*$/.test(topicPrefix)) problems.push(`TOPIC_PREFIX may hold only letters, digits, ".", "_" and "-", got "${topicPrefix}"`);
 
   const host = env.HOST || '127.0.0.1';
+  const read = new EnvReader(env, service);
+  const databaseTimeouts = {
+    connectMs: read.duration('DB_CONNECT_TIMEOUT', '5s'),
+    statementMs: read.duration('DB_STATEMENT_TIMEOUT', '30s'),
+    idleInTransactionMs: read.duration('DB_IDLE_IN_TRANSACTION_TIMEOUT', '60s'),
+  };
+  problems.push(...read.problems);
 
   if (problems.length) throw new ConfigError(service, problems);
-  return { service, host, port, databaseUrl, kafkaBrokers, schemaRegistryUrl, topicPrefix };
+  return { service, host, port, databaseUrl, kafkaBrokers, schemaRegistryUrl, topicPrefix, databaseTimeouts };
 }
 
 function parsePort(name: string, raw: string | undefined, fallback: number, problems: string[]): number {

@@ -11,6 +11,7 @@ describe('loadServiceConfig', () => {
       kafkaBrokers: ['127.0.0.1:19092'],
       schemaRegistryUrl: 'http://127.0.0.1:18081/apis/ccompat/v7',
       topicPrefix: '',
+      databaseTimeouts: { connectMs: 5000, statementMs: 30_000, idleInTransactionMs: 60_000 },
     });
   });
 

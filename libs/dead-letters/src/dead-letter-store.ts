@@ -66,15 +66,29 @@ export async function forEachDeadLetter(kafka: Kafka, groupId: string, onLetter:
   );
 }
 
-/** The ids of dead letters already re-driven, from the group's re-drive log. */
-export async function readRedriveLog(kafka: Kafka, groupId: string, readerGroupPrefix?: string): Promise<Map<string, { by: string; at: string }>> {
-  const done = new Map<string, { by: string; at: string }>();
+/** How a re-driven letter's second handling ended, as the service's delivery says it. */
+export type RedriveOutcome = 'handled' | 'duplicate' | 'dead-lettered';
+
+/** One line of a group's re-drive log: a letter its service handled again, at whose request. */
+export interface RedriveLogEntry {
+  deadLetter: string;
+  eventId: string | null;
+  originalTopic: string;
+  requestId: string;
+  by: string;
+  at: string;
+  outcome: RedriveOutcome;
+}
+
+/** The group's re-drive log, by dead-letter id (the last entry of each). */
+export async function readRedriveLog(kafka: Kafka, groupId: string, readerGroupPrefix?: string): Promise<Map<string, RedriveLogEntry>> {
+  const done = new Map<string, RedriveLogEntry>();
   await readToEnd(
     kafka,
     [redriveLogTopic(groupId)],
     ({ message }) => {
-      const entry = JSON.parse(message.value?.toString() ?? '{}') as { deadLetter: string; by: string; at: string };
-      done.set(entry.deadLetter, { by: entry.by, at: entry.at });
+      const entry = JSON.parse(message.value?.toString() ?? '{}') as RedriveLogEntry;
+      done.set(entry.deadLetter, entry);
     },
     undefined,
     readerGroupPrefix,

@@ -63,7 +63,16 @@ export function deadLetterTopicFor(groupId: string): string {
   return `${groupId}.dlq`;
 }
 
-/** Each re-drive of a dead letter of `groupId`: what, by whom, when (npm run dlq, the console). */
+/** Each re-drive of a dead letter of `groupId`: what, by whom, when, and how its handling ended; written by the group's service. */
 export function redriveLogTopic(groupId: string): string {
   return `${deadLetterTopicFor(groupId)}.redrives`;
+}
+
+/**
+ * Where an operator asks `groupId`'s service to handle its dead letters again (npm run dlq, the
+ * console): the service reads the letters from its own dead-letter topic, so what is asked for can
+ * only be what it dead-lettered.
+ */
+export function redriveRequestTopic(groupId: string): string {
+  return `${deadLetterTopicFor(groupId)}.redrive-requests`;
 }

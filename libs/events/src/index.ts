@@ -7,3 +7,4 @@ export * from './accepted-request';
 export * from './cap-text';
 export * from './storable-text';
 export * from './catalogue';
+export * from './envelope-rules';

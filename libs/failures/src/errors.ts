@@ -82,24 +82,76 @@ function isTransientStatus(status: unknown): boolean {
   return typeof status === 'number' && (status >= 500 || status === 429 || status === 408);
 }
 
-// The registry client reports a refused connection or a timed-out request as a status 400 whose
-// message names it ("Error, status 400: Timeout (5000ms)"): read the message too.
-const unreachableMessage =
-  /Connection terminated|Timeout acquiring a connection|fetch failed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|socket hang up|did not finish within|Timeout \(\d+ms\)/i;
+/**
+ * Client errors that say "not there right now" and carry no code, each recognised by its class and
+ * its client's own fixed wording, never by a pattern that could find words a message put in the text:
+ * - pg and pg-pool throw plain Errors whose message is one of these, behind the statement's text
+ *   when knex ran it (`<sql> - Connection terminated`; our pools keep values out of that text);
+ * - the registry client turns a request that never got an answer (refused, reset, timed out) into a
+ *   ResponseError of status 400 whose text is "<client> - Error, status 400: <what Node said>"; an
+ *   answer the registry gave carries its own message instead of that prefix.
+ */
+const pgUnreachableMessages = new Set([
+  'Connection terminated unexpectedly',
+  'Connection terminated',
+  'Connection terminated due to connection timeout',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+  'Query read timeout',
+]);
+const registryUnanswered = /^[\w.-]* - Error, status 400: /;
+
+/** Client error classes that are outages by themselves: a deadline of ours, knex's pool, the Kafka client's timeouts. */
+const unreachableErrorNames = new Set([
+  'DeadlineExceeded',
+  'KnexTimeoutError',
+  'KafkaJSConnectionError',
+  'KafkaJSConnectionClosedError',
+  'KafkaJSRequestTimeoutError',
+  'KafkaJSBrokerNotFound',
+  'KafkaJSLockTimeout',
+  'KafkaJSTimeout',
+  'KafkaJSMetadataNotLoaded',
+]);
+
+const sqlStateShape = /^[0-9A-Z]{5}$/;
+
+type Layer = { code?: unknown; status?: unknown; name?: unknown; message?: unknown; retriable?: unknown; cause?: unknown };
+
+/** One layer's verdict: true or false when it decides, undefined when its cause must be asked. */
+function layerVerdict(error: Layer): boolean | undefined {
+  const { code, status, name, message } = error;
+  if (typeof code === 'string') {
+    if (unreachableCodes.has(code)) return true;
+    // A SQLSTATE decides alone: PostgreSQL's text may quote the offending value (`invalid input
+    // syntax for type uuid: "fetch failed"`), and a value is never evidence of an outage.
+    if (sqlStateShape.test(code)) return isTransientSqlState(code);
+  }
+  if (typeof name === 'string') {
+    if (unreachableErrorNames.has(name)) return true;
+    // kafkajs flags its own errors; a retriable one is the cluster's state (a leader moving), not the message's.
+    if (name.startsWith('KafkaJS') && error.retriable === true) return true;
+    if (name === 'TimeoutError' && error instanceof DOMException) return true;
+    if (name === 'ResponseError') return isTransientStatus(status) || (status === 400 && typeof message === 'string' && registryUnanswered.test(message));
+  }
+  if (isTransientStatus(status)) return true;
+  if (Object.getPrototypeOf(error) === Error.prototype && typeof message === 'string' && pgUnreachableMessages.has(message.split(' - ').pop()!)) return true;
+  return undefined;
+}
 
 /**
  * True when the error is an outage of something we depend on (database, registry, broker) rather
  * than a problem with the message: such a message must wait for the outage to end, never be
- * dead-lettered.
+ * dead-lettered. Decided by the error's kind — SQLSTATE, Node's network codes, a client's error
+ * class or HTTP status — down its chain of causes; never by words of a message's text, which a
+ * caller can choose (an eventId of "fetch failed" once stopped a consumer for good).
  */
 export function isInfrastructureError(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; current && depth < 5; depth++) {
-    const candidate = current as { code?: unknown; status?: unknown; name?: unknown; message?: unknown; cause?: unknown };
-    if (typeof candidate.code === 'string' && (unreachableCodes.has(candidate.code) || isTransientSqlState(candidate.code))) return true;
-    if (isTransientStatus(candidate.status)) return true;
-    if (candidate.name === 'DeadlineExceeded') return true;
-    if (typeof candidate.message === 'string' && unreachableMessage.test(candidate.message)) return true;
-    current = candidate.cause;
+  for (let current: unknown = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    const verdict = layerVerdict(current as Layer);
+    if (verdict !== undefined) return verdict;
+    current = (current as Layer).cause;
   }
   return false;
 }

@@ -7,6 +7,7 @@ import {
   KafkaPrincipal,
   keyEventTypes,
   redriveLogTopic,
+  redriveRequestTopic,
   serviceEvents,
   ServicePrincipal,
   topicFor,
@@ -25,10 +26,12 @@ interface Grant {
 
 /**
  * Least privilege, as a list: each service writes the topics of the events it produces and its own
- * dead letters, reads what it consumes, in its own group, and creates nothing; `external` requests
- * and reads outcomes; `auditor` reads every event topic but the keys'; `console` reads dead letters and writes
- * event topics but the keys' (re-drives). Names carry the topic prefix, so ACLs on prefixed topics are literal (a
- * PREFIXED ACL on "task-requested" would not match "t1.task-requested").
+ * dead letters, reads what it consumes, in its own group, and creates nothing; it also reads its own
+ * dead letters and re-drive requests and writes its re-drive log (a re-drive is its own work);
+ * `external` requests and reads outcomes; `auditor` reads every event topic but the keys'; `console`
+ * reads dead letters and re-drive logs and writes re-drive requests, and no event topic (it cannot
+ * mint an event). Names carry the topic prefix, so ACLs on prefixed topics are literal (a PREFIXED
+ * ACL on "task-requested" would not match "t1.task-requested").
  */
 export function aclPlan(prefix: string): Grant[] {
   const topic = (type: EventType) => topicFor(type, prefix);
@@ -36,8 +39,16 @@ export function aclPlan(prefix: string): Grant[] {
   for (const [service, events] of Object.entries(serviceEvents) as Array<[ServicePrincipal, (typeof serviceEvents)[ServicePrincipal]]>) {
     for (const type of events.produces) grants.push({ principal: service, resource: 'topic', name: topic(type), operation: 'WRITE' });
     for (const type of events.consumes) grants.push({ principal: service, resource: 'topic', name: topic(type), operation: 'READ' });
-    grants.push({ principal: service, resource: 'topic', name: deadLetterTopicFor(`${prefix}${service}`), operation: 'WRITE' });
-    grants.push({ principal: service, resource: 'group', name: `${prefix}${service}`, operation: 'READ' });
+    const group = `${prefix}${service}`;
+    grants.push({ principal: service, resource: 'topic', name: deadLetterTopicFor(group), operation: 'WRITE' });
+    grants.push({ principal: service, resource: 'group', name: group, operation: 'READ' });
+    // Its side of a re-drive: the requests, in a group of their own; its dead letters and log, read with throwaway groups.
+    grants.push({ principal: service, resource: 'topic', name: redriveRequestTopic(group), operation: 'READ' });
+    grants.push({ principal: service, resource: 'group', name: `${group}.redrives`, operation: 'READ' });
+    grants.push({ principal: service, resource: 'topic', name: deadLetterTopicFor(group), operation: 'READ' });
+    grants.push({ principal: service, resource: 'topic', name: redriveLogTopic(group), operation: 'READ' });
+    grants.push({ principal: service, resource: 'topic', name: redriveLogTopic(group), operation: 'WRITE' });
+    grants.push({ principal: service, resource: 'group', name: `${group}.reader-`, prefixed: true, operation: 'READ' });
   }
   for (const type of externalEvents.produces) grants.push({ principal: 'external', resource: 'topic', name: topic(type), operation: 'WRITE' });
   for (const type of externalEvents.consumes) grants.push({ principal: 'external', resource: 'topic', name: topic(type), operation: 'READ' });
@@ -45,16 +56,32 @@ export function aclPlan(prefix: string): Grant[] {
   // The keys' topic is for the services that need the keys: an auditor or a re-drive has no use for them.
   for (const type of eventTypes.filter((t) => !(keyEventTypes as readonly string[]).includes(t))) {
     grants.push({ principal: 'auditor', resource: 'topic', name: topic(type), operation: 'READ' });
-    grants.push({ principal: 'console', resource: 'topic', name: topic(type), operation: 'WRITE' });
   }
   grants.push({ principal: 'auditor', resource: 'group', name: `${prefix}auditor-`, prefixed: true, operation: 'READ' });
   for (const service of Object.keys(serviceEvents)) {
     grants.push({ principal: 'console', resource: 'topic', name: deadLetterTopicFor(`${prefix}${service}`), operation: 'READ' });
     grants.push({ principal: 'console', resource: 'topic', name: redriveLogTopic(`${prefix}${service}`), operation: 'READ' });
-    grants.push({ principal: 'console', resource: 'topic', name: redriveLogTopic(`${prefix}${service}`), operation: 'WRITE' });
+    grants.push({ principal: 'console', resource: 'topic', name: redriveRequestTopic(`${prefix}${service}`), operation: 'WRITE' });
   }
   grants.push({ principal: 'console', resource: 'group', name: `${prefix}console-`, prefixed: true, operation: 'READ' });
   return grants;
+}
+
+/**
+ * Grants an earlier version of the plan made and this one does not: withdrawn when a stack is
+ * provisioned again, so that an upgraded deployment keeps least privilege too.
+ */
+export function withdrawnGrants(prefix: string): Grant[] {
+  // The console once re-drove by writing event topics itself, and logged its re-drives.
+  return [
+    ...eventTypes.map((type) => ({ principal: 'console' as const, resource: 'topic' as const, name: topicFor(type, prefix), operation: 'WRITE' as const })),
+    ...Object.keys(serviceEvents).map((service) => ({
+      principal: 'console' as const,
+      resource: 'topic' as const,
+      name: redriveLogTopic(`${prefix}${service}`),
+      operation: 'WRITE' as const,
+    })),
+  ];
 }
 
 /**
@@ -85,7 +112,10 @@ export async function provisionTopicsAndAcls(
       partitions: 1,
       retentionMs: bounded(deadLetterTopicFor(`${prefix}${service}`)),
     })),
-    ...Object.keys(serviceEvents).map((service) => ({ topic: redriveLogTopic(`${prefix}${service}`), partitions: 1 })),
+    ...Object.keys(serviceEvents).flatMap((service) => [
+      { topic: redriveLogTopic(`${prefix}${service}`), partitions: 1 },
+      { topic: redriveRequestTopic(`${prefix}${service}`), partitions: 1 },
+    ]),
   ]);
   const admin = adminKafka.admin();
   await admin.connect();
@@ -106,21 +136,26 @@ export async function provisionTopicsAndAcls(
         },
       );
     if (security === 'off') return 'no authorizer';
-    const bindings = aclPlan(prefix).map((grant) => ({
-      resourceType: grant.resource === 'topic' ? AclResourceTypes.TOPIC : AclResourceTypes.GROUP,
-      resourceName: grant.name,
-      resourcePatternType: grant.prefixed ? ResourcePatternTypes.PREFIXED : ResourcePatternTypes.LITERAL,
-      principal: `User:${grant.principal}`,
-      host: '*',
-      operation: grant.operation === 'READ' ? AclOperationTypes.READ : AclOperationTypes.WRITE,
-      permissionType: AclPermissionTypes.ALLOW,
-    }));
+    const bindings = aclPlan(prefix).map(bindingOf);
     await admin.createAcls({ acl: bindings });
+    await admin.deleteAcls({ filters: withdrawnGrants(prefix).map(bindingOf) });
     await untilEnforced(admin, bindings);
     return 'acls granted';
   } finally {
     await admin.disconnect();
   }
+}
+
+function bindingOf(grant: Grant) {
+  return {
+    resourceType: grant.resource === 'topic' ? AclResourceTypes.TOPIC : AclResourceTypes.GROUP,
+    resourceName: grant.name,
+    resourcePatternType: grant.prefixed ? ResourcePatternTypes.PREFIXED : ResourcePatternTypes.LITERAL,
+    principal: `User:${grant.principal}`,
+    host: '*',
+    operation: grant.operation === 'READ' ? AclOperationTypes.READ : AclOperationTypes.WRITE,
+    permissionType: AclPermissionTypes.ALLOW,
+  };
 }
 
 type Binding = {

@@ -22,4 +22,14 @@ export class MessagingHealth {
     }
     return problems;
   }
+
+  /**
+   * What keeps the service from progressing though it runs: partitions with lag whose committed
+   * offset has not moved for a while. Not a reason to restart it — it would read the same message
+   * again — but for a person to look at.
+   */
+  degraded(): string[] {
+    const stalled = this.consumer?.stalledPartitions() ?? [];
+    return stalled.length > 0 ? [`the consumer ${this.consumer!.groupId} makes no progress on ${stalled.join('; ')}`] : [];
+  }
 }

@@ -4,7 +4,14 @@ import { BackoffPolicy } from '@app/timing';
 export interface MessagingConfig {
   topicPartitions: number;
   relay: { batchSize: number; maxBatchBytes: number; pollIntervalMs: number; retentionMs: number };
-  consumer: { maxAttempts: number; retryBackoff: BackoffPolicy; sessionTimeoutMs: number; partitionsConcurrently: number; outageMaxDelayMs: number };
+  consumer: {
+    maxAttempts: number;
+    retryBackoff: BackoffPolicy;
+    sessionTimeoutMs: number;
+    partitionsConcurrently: number;
+    outageMaxDelayMs: number;
+    progress: { intervalMs: number; stallAfterMs: number };
+  };
   /** Undefined keeps inbox rows forever (the default): topics are replayable, so the inbox must remember. */
   inboxRetentionMs?: number;
 }
@@ -29,6 +36,8 @@ export function loadMessagingConfig(env: NodeJS.ProcessEnv = process.env): Messa
       sessionTimeoutMs: read.duration('CONSUMER_SESSION_TIMEOUT', '10s'),
       partitionsConcurrently: int('CONSUMER_CONCURRENCY', 3),
       outageMaxDelayMs: read.duration('CONSUMER_OUTAGE_MAX_DELAY', '10s'),
+      // Lag read from the broker on this timer; lag without progress this long is a stall (/health, metric, alert).
+      progress: { intervalMs: read.duration('CONSUMER_PROGRESS_INTERVAL', '10s'), stallAfterMs: read.duration('CONSUMER_STALL_AFTER', '2m') },
     },
     inboxRetentionMs: env.INBOX_RETENTION ? read.duration('INBOX_RETENTION', '0ms') : undefined,
   });

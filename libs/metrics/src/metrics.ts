@@ -44,7 +44,14 @@ export const deadLetters = new Counter({
 
 export const consumerLag = new Gauge({
   name: 'consumer_lag',
-  help: 'Messages behind the end of the partition, as of the last batch the consumer fetched',
+  help: "Messages behind the end of the partition: the broker's high-water mark less the group's committed offset, read on a timer (and after each batch)",
+  labelNames: ['topic', 'partition'] as const,
+});
+
+/** How long an assigned partition has had lag with no committed progress: 0 while it moves. */
+export const consumerStalledSeconds = new Gauge({
+  name: 'consumer_stalled_seconds',
+  help: 'How long the partition has had messages to read while its committed offset did not move (0 when it moves or has none)',
   labelNames: ['topic', 'partition'] as const,
 });
 

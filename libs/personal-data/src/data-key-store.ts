@@ -26,21 +26,31 @@ interface KeyRow {
 }
 
 /**
+ * Issuing and forgetting a user's key take this lock for the rest of their transaction, so they
+ * happen one after the other: a key being issued when an erasure begins is forgotten by it (the
+ * erasure waits for it to commit), and one issued after it is the user's new key. Without it, a key
+ * inserted but not yet committed was invisible to the erasure's delete and outlived it.
+ */
+const userKeyLock = 'pg_advisory_xact_lock(hashtextextended(?, 7140003))';
+
+/**
  * The user's data key, made and stored (wrapped) in the caller's transaction when the user has none
  * yet: `wrapped` is what others who need it are sent, `issued` says it was made now. Two transactions
- * that make one at once agree on the first to commit.
+ * that make one at once agree on the first to commit; an erasure of the user waits for this one.
  */
 export async function userDataKey(trx: Knex.Transaction, userId: string, master: MasterKeys): Promise<{ dataKey: DataKey; wrapped: string; issued: boolean }> {
   const made = newDataKey(userId);
   const wrapped = wrapDataKey(made, master);
-  // One statement when the user has a key, or gets one now; a second only when another transaction
-  // made one meanwhile (its row, committed while this insert waited, is not in this statement's view).
+  // One statement when the user has a key, or gets one now (the lock taken before the insert); a
+  // second only when another transaction made one meanwhile (its row, committed while this one
+  // waited, is not in this statement's view).
   const { rows } = await trx.raw<{ rows: Array<KeyRow & { issued: boolean }> }>(
-    `with made as (insert into user_data_keys (key_id, user_id, wrapped) values (?, ?, ?) on conflict (user_id) do nothing
+    `with serialised as (select ${userKeyLock}),
+     made as (insert into user_data_keys (key_id, user_id, wrapped) select ?, ?, ? from serialised on conflict (user_id) do nothing
        returning key_id, user_id, wrapped, true as issued)
      select * from made union all
      select key_id, user_id, wrapped, false from user_data_keys where user_id = ? and not exists (select 1 from made)`,
-    [made.keyId, userId, wrapped, userId],
+    [userId, made.keyId, userId, wrapped, userId],
   );
   const row = rows[0] ?? (await trx('user_data_keys').where({ user_id: userId }).first<KeyRow>());
   if (row.issued) return { dataKey: made, wrapped, issued: true };
@@ -65,9 +75,13 @@ export async function dataKeysByIds(db: Knex, keyIds: string[], master: MasterKe
   return new Map(rows.map((row) => [row.key_id, unwrapDataKey(row.wrapped, { keyId: row.key_id, userId: row.user_id }, master)]));
 }
 
-/** Forgets the user's keys: what they sealed can no longer be read here. The ids of the keys forgotten. */
-export async function forgetDataKeys(db: Knex, userId: string): Promise<string[]> {
-  const rows: Array<{ key_id: string }> = await db('user_data_keys').where({ user_id: userId }).delete().returning('key_id');
+/**
+ * Forgets the user's keys: what they sealed can no longer be read here. The ids of the keys
+ * forgotten, a key still being issued included (it waits for that transaction: see userKeyLock).
+ */
+export async function forgetDataKeys(trx: Knex.Transaction, userId: string): Promise<string[]> {
+  await trx.raw(`select ${userKeyLock}`, [userId]);
+  const rows: Array<{ key_id: string }> = await trx('user_data_keys').where({ user_id: userId }).delete().returning('key_id');
   return rows.map((row) => row.key_id);
 }
 

@@ -3,10 +3,11 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { loadAuthConfig } from '@app/auth';
-import { ConfigError, configurationProblems, loadServiceConfig, SERVICE_CONFIG, ServiceConfig, ServiceName } from '@app/config';
+import { ConfigError, configurationProblems, loadHttpLimits, loadServiceConfig, SERVICE_CONFIG, ServiceConfig, ServiceName } from '@app/config';
 import { loadMessagingConfig } from '@app/messaging';
 import type { Migration } from '@app/database';
 import { migrateCommand } from './migrate-command';
+import { applyHttpLimits } from './http-limits';
 import { createRootLogger } from './logging';
 import { serveOpenApi } from './openapi';
 import { ProblemDetailsFilter } from './problem-details.filter';
@@ -17,7 +18,13 @@ import { ProblemDetailsFilter } from './problem-details.filter';
  * `main.js migrate <action>` runs the migration command; anything else boots the service.
  */
 export async function runService(module: Type<unknown>, name: ServiceName, migrations: Migration[], loaders: Array<() => unknown> = []): Promise<void> {
-  const problems = configurationProblems([() => loadServiceConfig(name), () => loadMessagingConfig(), () => loadAuthConfig(), ...loaders]);
+  const problems = configurationProblems([
+    () => loadServiceConfig(name),
+    () => loadMessagingConfig(),
+    () => loadAuthConfig(),
+    () => loadHttpLimits(),
+    ...loaders,
+  ]);
   if (problems.length) {
     createRootLogger(name).fatal(`invalid configuration for ${name}:\n  - ${problems.join('\n  - ')}`);
     process.exit(1);
@@ -31,7 +38,7 @@ export async function runService(module: Type<unknown>, name: ServiceName, migra
   process.exit(code);
 }
 
-/** Boots a service: validated config, JSON logs, shutdown hooks for SIGTERM/SIGINT, HTTP on its port. */
+/** Boots a service: validated config, JSON logs, shutdown hooks for SIGTERM/SIGINT, HTTP on its port within its limits. */
 export async function bootstrapService(module: Type<unknown>, name: string): Promise<void> {
   try {
     const app = await NestFactory.create<NestExpressApplication>(module, { abortOnError: false, bufferLogs: true });
@@ -42,6 +49,7 @@ export async function bootstrapService(module: Type<unknown>, name: string): Pro
     app.useBodyParser('json', { limit: process.env.HTTP_BODY_LIMIT || '64kb' });
     serveOpenApi(app, name, `The ${name} service of the task platform: its HTTP API. Errors are application/problem+json.`);
     const config = app.get<ServiceConfig>(SERVICE_CONFIG);
+    applyHttpLimits(app.getHttpServer(), loadHttpLimits(process.env, name));
     await app.listen(config.port, config.host);
     logger.log(`${name} listening on http://${config.host}:${config.port}`, name);
   } catch (error) {

@@ -7,3 +7,4 @@ export * from './auth.guard';
 export * from './authorize';
 export * from './request-hygiene.interceptor';
 export * from './body-shape';
+export * from './http-limits';

@@ -15,11 +15,22 @@ const quietPaths = new Set(['/metrics', '/health', '/health/live', '/health/read
  * rest (an error that quotes a connection string, say).
  */
 export function scrubSecrets(text: string): string {
+  // Every pattern is linear in the text: a scheme is at most 32 characters and a token starts only
+  // where a word does not. Unbounded, a path of 16 KB like `/a.a.a.…` or `/eyJ-eyJ-…` (sent without
+  // a token, so refused and logged) cost ~90 ms of backtracking and held the event loop.
   return text
-    .replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@/]+@/gi, '$1***@')
+    .replace(/(\b[a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/@]*:)[^\s@/]+@/gi, '$1***@')
     .replace(/\b(bearer\s+)[\w.~+/-]+=*/gi, '$1***')
     .replace(/\bwhsec_[A-Za-z0-9+/=]+/g, 'whsec_***')
-    .replace(/\beyJ[\w-]+\.[\w-]+\.[\w-]+/g, '***');
+    .replace(/(?<![\w-])eyJ[\w-]+\.[\w-]+\.[\w-]+/g, '***');
+}
+
+/** The longest path a request line logs: enough to know the route, never a caller's megabyte. */
+const loggedPathChars = 512;
+
+function loggedPath(req: IncomingMessage): string {
+  const path = (req.url ?? '').split('?')[0];
+  return scrubSecrets(path.length > loggedPathChars ? `${path.slice(0, loggedPathChars)}…` : path);
 }
 
 function scrubbed(value: unknown): unknown {
@@ -61,11 +72,11 @@ export function loggingModule(logger: Pino) {
       logger,
       autoLogging: { ignore: (req: IncomingMessage) => quietPaths.has((req.url ?? '').split('?')[0]) },
       serializers: {
-        req: (req: IncomingMessage & { id?: unknown }) => ({ id: req.id, method: req.method, url: scrubSecrets((req.url ?? '').split('?')[0]) }),
+        req: (req: IncomingMessage & { id?: unknown }) => ({ id: req.id, method: req.method, url: loggedPath(req) }),
         res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
       },
-      customSuccessMessage: (req: IncomingMessage, res: ServerResponse) => `${req.method} ${(req.url ?? '').split('?')[0]} ${res.statusCode}`,
-      customErrorMessage: (req: IncomingMessage, res: ServerResponse) => `${req.method} ${(req.url ?? '').split('?')[0]} ${res.statusCode}`,
+      customSuccessMessage: (req: IncomingMessage, res: ServerResponse) => `${req.method} ${loggedPath(req)} ${res.statusCode}`,
+      customErrorMessage: (req: IncomingMessage, res: ServerResponse) => `${req.method} ${loggedPath(req)} ${res.statusCode}`,
     },
   });
 }

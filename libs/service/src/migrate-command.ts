@@ -20,7 +20,7 @@ export async function migrateCommand(
   }
   const { databaseUrl } = loadServiceConfig(service);
   if (action === 'latest') await ensureDatabase(databaseUrl);
-  const knex = createKnex(databaseUrl);
+  const knex = createKnex(databaseUrl, 2, { role: 'migration' });
   try {
     if (action === 'latest') await migrateToLatest(knex, migrations);
     if (action === 'rollback') {

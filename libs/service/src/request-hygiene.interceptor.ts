@@ -4,9 +4,15 @@ import type { Observable } from 'rxjs';
 import { unstorableTextAt } from '@app/events';
 
 /**
- * Every request, before its handler: a body must be JSON (else 415), and no path parameter, query
- * value or body string may hold text PostgreSQL cannot store (a NUL, a lone surrogate), which would
- * otherwise surface as a 500 from the database.
+ * No body of ours needs more (an input is at most 32 levels, one below the body's top). Deeper, a
+ * handler's recursion (a hash, a quoted value in an error) would overflow the stack: a 500.
+ */
+export const maxBodyDepth = 64;
+
+/**
+ * Every request, before its handler: a body must be JSON (else 415) nested at most `maxBodyDepth`
+ * levels, and no path parameter, query value or body string may hold text PostgreSQL cannot store
+ * (a NUL, a lone surrogate), which would otherwise surface as a 500 from the database.
  */
 @Injectable()
 export class RequestHygieneInterceptor implements NestInterceptor {
@@ -15,6 +21,7 @@ export class RequestHygieneInterceptor implements NestInterceptor {
     if (hasBody(request) && !isJson(request.headers['content-type'])) {
       throw new UnsupportedMediaTypeException(`the request body must be application/json, got ${request.headers['content-type'] ?? 'no Content-Type'}`);
     }
+    if (nestedDeeperThan(request.body, maxBodyDepth)) throw new BadRequestException(`the request body is nested deeper than ${maxBodyDepth} levels`);
     for (const [part, value] of [
       ['path', request.params],
       ['query', request.query],
@@ -25,6 +32,18 @@ export class RequestHygieneInterceptor implements NestInterceptor {
     }
     return next.handle();
   }
+}
+
+/** Without recursion: the value may be 30,000 levels deep. */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  const pending: Array<[unknown, number]> = [[value, 0]];
+  while (pending.length > 0) {
+    const [current, depth] = pending.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth >= max) return true;
+    for (const item of Object.values(current)) pending.push([item, depth + 1]);
+  }
+  return false;
 }
 
 function hasBody(request: Request): boolean {

@@ -48,9 +48,12 @@ export class ServiceModule implements OnApplicationShutdown {
           inject: [SERVICE_CONFIG],
           useFactory: async (config: ServiceConfig) => {
             await ensureDatabase(config.databaseUrl);
-            const knex = createKnex(config.databaseUrl);
+            // Migrated on a pool of its own, whose statements may run for minutes; the service's pool
+            // then has the short timeouts of its work.
+            const migrator = createKnex(config.databaseUrl, 2, { role: 'migration' });
+            await migrateToLatest(migrator, options.migrations).finally(() => migrator.destroy());
+            const knex = createKnex(config.databaseUrl, 10, { timeouts: config.databaseTimeouts });
             knex.on('query', () => dbStatements.inc());
-            await migrateToLatest(knex, options.migrations);
             return knex;
           },
         },

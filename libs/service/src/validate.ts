@@ -15,7 +15,7 @@ export function requireText(value: unknown, name: string, { max = 255, pattern }
 
 export function requireInteger(value: unknown, name: string, { min, max }: { min: number; max: number }): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new BadRequestException(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+    throw new BadRequestException(`${name} must be an integer from ${min} to ${max}, got ${shown(value)}`);
   }
   return value;
 }
@@ -48,4 +48,12 @@ export function optionalInstant(raw: unknown, name: string): Date | undefined {
   const at = new Date(text);
   if (Number.isNaN(at.getTime())) throw new BadRequestException(`${name} must be an ISO 8601 date or time, got "${text}"`);
   return at;
+}
+
+/** A value as an error quotes it: a primitive, short; an array or object by its kind, never walked. */
+function shown(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (value !== null && typeof value === 'object') return 'an object';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 80)}… (${text.length} characters)` : text;
 }

@@ -35,6 +35,9 @@ export function startTracing(serviceName: string): void {
         ignoreIncomingRequestHook: (request: IncomingMessage) => untracedPaths.has((request.url ?? '').split('?')[0]),
         // Outgoing calls are traced only inside a task's trace (a model attempt, a webhook attempt).
         requireParentforOutgoingSpans: true,
+        // A webhook's URL is the user's (its path may hold a token of theirs) and must not outlive an
+        // erasure in the trace store: its attempt is the worker's own span, which names no URL.
+        ignoreOutgoingRequestHook: (request) => webhookRequest(request.headers),
       }),
       // fetch (the model client): likewise only inside a trace.
       new UndiciInstrumentation({ requireParentforSpans: true }),
@@ -44,6 +47,12 @@ export function startTracing(serviceName: string): void {
       ...(process.env.TRACE_QUERIES === 'on' ? [new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true })] : []),
     ],
   });
+}
+
+/** A Standard Webhooks delivery carries a `webhook-id` header; nothing else we send does. */
+function webhookRequest(headers: unknown): boolean {
+  if (!headers || typeof headers !== 'object') return false;
+  return Object.keys(headers).some((name) => name.toLowerCase() === 'webhook-id');
 }
 
 /** Sends the spans still buffered; called when the service shuts down. */

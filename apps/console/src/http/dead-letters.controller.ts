@@ -80,19 +80,20 @@ ${table(['service', 'row', 'event', 'key', 'parked at', 'reason', 'held back beh
   }
 
   @Get('redrives/:id/progress')
-  progress(@Param('id') id: string) {
-    const run = this.desk.run(id);
+  async progress(@Param('id') id: string) {
+    const run = await this.desk.run(id);
     if (!run) throw new NotFoundException('no such re-drive');
     return run;
   }
 
   @Get('redrives/:id')
   @Header('content-type', 'text/html; charset=utf-8')
-  redriveRun(@Req() req: SessionRequest, @Param('id') id: string): string {
-    const run = this.desk.run(id);
+  async redriveRun(@Req() req: SessionRequest, @Param('id') id: string): Promise<string> {
+    const run = await this.desk.run(id);
     if (!run) throw new NotFoundException('no such re-drive');
-    const status = `${run.done} of ${run.total} re-driven${run.finished ? ' — finished' : ''}${run.error ? ` — ${run.error}` : ''}`;
-    const content = html`<p>${run.by} re-drives ${run.what} of ${run.service}, started ${when(run.startedAt)}.</p>
+    const failed = run.failedAgain > 0 ? ` (${run.failedAgain} failed again and are parked)` : '';
+    const status = `${run.done} of ${run.total} re-driven${failed}${run.finished ? ' — finished' : ''}`;
+    const content = html`<p>${run.by} asked ${run.service} to re-drive ${run.what}, at ${when(run.startedAt)}; the service handles each again and logs it.</p>
 <p id="redrive-progress" data-redrive="${run.id}">${status}</p><p><a href="/dead-letters">back to the dead letters</a></p>`;
     return page('Re-drive', content, req.session);
   }
@@ -155,8 +156,8 @@ ${table(['service', 'row', 'event', 'key', 'parked at', 'reason', 'held back beh
       'Re-drive',
       rate,
     );
-    const content = html`<p id="dry-run">Dry run: ${result.redriven.length} letter(s) would be re-driven to their topics at ${rate}/s; ${result.skipped.length} skipped.</p>
-${table(['letter', 'to topic', 'error'], would)}<h2>Skipped</h2>${table(['letter', 'why'], skipped)}<p>Untick “dry run” to re-drive:</p>${again}`;
+    const content = html`<p id="dry-run">Dry run: ${result.redriven.length} letter(s) would be re-driven (handled again by ${service}) at ${rate}/s; ${result.skipped.length} skipped.</p>
+${table(['letter', 'from topic', 'error'], would)}<h2>Skipped</h2>${table(['letter', 'why'], skipped)}<p>Untick “dry run” to re-drive:</p>${again}`;
     res.type('html').send(page(`Re-drive ${service}: dry run`, content, session));
   }
 }

@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Kafka } from 'kafkajs';
 import { ServiceName, serviceNames } from '@app/config';
-import { DeadLetter, readDeadLetters, readRedriveLog, redrive, RedriveResult } from '@app/dead-letters';
+import { DeadLetter, readDeadLetters, readRedriveLog, redriveProgress, RedriveResult, requestRedrive } from '@app/dead-letters';
 import { createKafka, EventCodec } from '@app/kafka';
 import { CONSOLE_CONFIG, ConsoleConfig } from '../console.config';
 
@@ -25,8 +24,9 @@ export interface RedriveRun {
   done: number;
   total: number;
   finished: boolean;
-  error?: string;
   skipped: number;
+  /** Letters handled again that failed again (parked now). */
+  failedAgain: number;
 }
 
 export interface RedriveRequest {
@@ -39,16 +39,17 @@ export interface RedriveRequest {
 }
 
 /**
- * The dead letters of every service's consumer, read and re-driven through the dead-letter library
- * as the console's own Kafka principal (it may read dead letters and write event topics, nothing
- * else). Each re-drive is recorded in the group's re-drive log topic: who, when, which letter.
+ * The dead letters of every service's consumer, read through the dead-letter library as the
+ * console's own Kafka principal, and re-driven by asking their service (the console may read dead
+ * letters and re-drive logs and write re-drive requests, no event topic). The service records each
+ * re-drive in its group's log: who, when, which letter, how it ended.
  */
 @Injectable()
 export class DeadLetterDesk {
   private readonly logger = new Logger('dead-letters');
   private readonly kafka: Kafka;
   private readonly codec: EventCodec;
-  private readonly runs = new Map<string, RedriveRun>();
+  private readonly runs = new Map<string, Omit<RedriveRun, 'done' | 'finished' | 'failedAgain'>>();
 
   constructor(@Inject(CONSOLE_CONFIG) private readonly config: ConsoleConfig) {
     this.kafka = createKafka('console', config.kafkaBrokers);
@@ -115,39 +116,31 @@ export class DeadLetterDesk {
     }
   }
 
-  /** A dry run answers at once with what would be re-driven; a real one runs in the background, its progress kept. */
+  /** A dry run answers at once with what would be re-driven; a real one asks the service, which works through it in the background. */
   async redrive(request: RedriveRequest): Promise<RedriveResult | RedriveRun> {
     const options = { by: request.by, ids: request.ids, error: request.errorCode, rate: request.rate, readerGroupPrefix: this.reader };
-    if (request.dryRun) return redrive(this.kafka, this.groupOf(request.service), { ...options, dryRun: true });
-    const run: RedriveRun = {
-      id: randomUUID(),
+    const result = await requestRedrive(this.kafka, this.groupOf(request.service), { ...options, dryRun: request.dryRun });
+    if (request.dryRun || !result.requestId) return result;
+    const run = {
+      id: result.requestId,
       by: request.by,
       service: request.service,
       what: request.ids ? `letter ${request.ids.join(', ')}` : `every ${request.errorCode ?? ''} letter`,
       startedAt: new Date().toISOString(),
-      done: 0,
-      total: 0,
-      finished: false,
-      skipped: 0,
+      total: result.redriven.length,
+      skipped: result.skipped.length,
     };
     this.runs.set(run.id, run);
-    const onProgress = (done: number, total: number) => Object.assign(run, { done, total });
-    redrive(this.kafka, this.groupOf(request.service), { ...options, onProgress }).then(
-      (result) => {
-        Object.assign(run, { finished: true, done: result.redriven.length, total: result.redriven.length, skipped: result.skipped.length });
-        this.logger.log(
-          `${request.by} re-drove ${result.redriven.length} dead letter(s) of ${request.service} (${run.what}); ${result.skipped.length} skipped`,
-        );
-      },
-      (error: Error) => {
-        Object.assign(run, { finished: true, error: error.message });
-        this.logger.error(`re-drive by ${request.by} of ${request.service} failed: ${error.message}`);
-      },
-    );
-    return run;
+    this.logger.log(`${request.by} asked ${request.service} to re-drive ${run.total} dead letter(s) (${run.what}); ${run.skipped} skipped`);
+    return { ...run, done: 0, finished: false, failedAgain: 0 };
   }
 
-  run(id: string): RedriveRun | undefined {
-    return this.runs.get(id);
+  /** A re-drive's progress, from its service's log. */
+  async run(id: string): Promise<RedriveRun | undefined> {
+    const run = this.runs.get(id);
+    if (!run) return undefined;
+    const entries = await redriveProgress(this.kafka, this.groupOf(run.service), id, this.reader);
+    const failedAgain = entries.filter((entry) => entry.outcome === 'dead-lettered').length;
+    return { ...run, done: entries.length, finished: entries.length >= run.total, failedAgain };
   }
 }

@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { InvalidToken, isPublicKey, TokenVerifier } from '@app/auth';
+import { Caller, InvalidToken, isOperator, isPublicKey, TokenVerifier } from '@app/auth';
 import { cookieValue, CsrfTokens, Session, sessionCookie } from './session';
 
 export const CONSOLE_TOKEN_VERIFIER = Symbol('CONSOLE_TOKEN_VERIFIER');
@@ -15,9 +15,15 @@ export class SignInRequired extends Error {
 
 export type SessionRequest = Request & { session?: Session };
 
+/** Why a caller who is not an operator is turned away, at sign-in and on every page. */
+export function notAnOperator(caller: Caller): string {
+  return `this console is for operators: the token of ${caller.userId} has neither the admin nor the viewer role`;
+}
+
 /**
  * Every page needs a session: the token in the session cookie, verified on every request (so an
- * expired or revoked token ends it). Every other method than GET must carry the session's CSRF token.
+ * expired or revoked token ends it), of an operator (a role withdrawn ends it too). Every other
+ * method than GET must carry the session's CSRF token.
  */
 @Injectable()
 export class ConsoleSessionGuard implements CanActivate {
@@ -32,13 +38,15 @@ export class ConsoleSessionGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<SessionRequest>();
     const token = cookieValue(request.headers.cookie, sessionCookie);
     if (!token) throw new SignInRequired();
+    let caller: Caller;
     try {
-      const caller = await this.verifier.callerOf(`Bearer ${token}`);
-      request.session = { token, caller, csrf: this.csrf.for(token) };
+      caller = await this.verifier.callerOf(`Bearer ${token}`);
     } catch (error) {
       if (error instanceof InvalidToken) throw new SignInRequired(`your token no longer holds: ${error.message}`);
       throw error;
     }
+    if (!isOperator(caller)) throw new ForbiddenException(notAnOperator(caller));
+    request.session = { token, caller, csrf: this.csrf.for(token) };
     if (request.method !== 'GET' && !this.csrf.matches(token, (request.body as Record<string, unknown> | undefined)?._csrf)) {
       throw new ForbiddenException('this form was not sent from a page of this console session (CSRF check failed)');
     }

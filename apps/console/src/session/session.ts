@@ -3,6 +3,8 @@ import { parse, serialize } from 'cookie';
 import type { Caller } from '@app/auth';
 
 export const sessionCookie = 'console_session';
+/** A nonce of the sign-in form's browser: the form's CSRF token is bound to it (login CSRF). */
+export const signInCookie = 'console_sign_in';
 
 /** A signed-in operator: their token (sent on to the services) and what it says about them. */
 export interface Session {
@@ -31,6 +33,14 @@ export function cookieValue(header: string | undefined, name: string): string | 
 /** The token lives in an HttpOnly, SameSite=Strict cookie: no script reads it, no other site sends it. */
 export function sessionCookieHeader(token: string, secure: boolean, maxAgeSeconds = 8 * 3600): string {
   return serialize(sessionCookie, token, { path: '/', httpOnly: true, sameSite: 'strict', maxAge: maxAgeSeconds, secure });
+}
+
+/**
+ * Set with the sign-in form: a site that posts a token of its own to /sign-in (to sign the operator
+ * in as the attacker) cannot send this cookie (SameSite=Strict) nor read the form's token bound to it.
+ */
+export function signInCookieHeader(nonce: string, secure: boolean): string {
+  return serialize(signInCookie, nonce, { path: '/sign-in', httpOnly: true, sameSite: 'strict', maxAge: 3600, secure });
 }
 
 export function clearedSessionCookieHeader(secure: boolean): string {

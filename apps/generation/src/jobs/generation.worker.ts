@@ -1,16 +1,28 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { afterCommit, KNEX } from '@app/database';
-import { WorkerLoop } from '@app/timing';
+import { exponentialDelay, WorkerLoop } from '@app/timing';
+import { degradations } from '@app/health';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { inSpan, traceparentFor } from '@app/tracing';
 import { ModelClient } from '../model/model.client';
 import { ModelOutcome } from '../model/model-outcome.rules';
 import { GENERATION_CONFIG, GenerationConfig } from '../generation.config';
 import { decideAfterAttempt } from './attempt-outcome.rules';
-import { anyInterruptedJob, cancelledAmong, claimDueJobs, claimInterruptedJobs, Job, jobStatusOf, recordAttempt, startAttempts } from './job-store';
+import {
+  anyInterruptedJob,
+  cancelledAmong,
+  claimDueJobs,
+  claimInterruptedJobs,
+  extendLease,
+  Job,
+  jobStatusOf,
+  recordAttempt,
+  startAttempts,
+} from './job-store';
 import type { StoppedJob } from '../reactions/task-cancelled/stop-cancelled.handler';
 import { FailedJobCleanup } from './failed-job-cleanup';
-import { ReportStore } from './report-store';
+import { isStorageOutage, ReportStore } from './report-store';
 import { jobsNoLongerWaitingForKeys } from './upsert-job';
 import { openJobInput } from './job-input';
 import { PERSONAL_DATA, PersonalData, sealText } from '@app/personal-data';
@@ -176,7 +188,8 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
       try {
         // Sealed under the key the input was (a report may quote it); an input written before sealing has none.
         const report = opened.dataKey ? sealText(outcome.content, opened.dataKey) : outcome.content;
-        reportRef = await this.reports.save(job.task_id, attempt, report);
+        reportRef = await this.saveWaitingForSpace(job, attempt, report);
+        if (reportRef === undefined) return; // the attempt lost its job meanwhile: its answer is not kept
       } catch (error) {
         outcome = { ok: false, code: 'HANDLER_FAILED', retriable: true, message: `storing the report failed: ${(error as Error).message}` };
       }
@@ -185,6 +198,31 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
       // The lease runs out and the attempt is retried: the model sees the same Idempotency-Key.
       this.logger.error(`recording attempt ${attempt} of ${job.task_id} failed: ${(error as Error).message}`),
     );
+  }
+
+  /**
+   * The report saved, however long the reports directory stays full or read-only: the model's answer
+   * is kept in hand and the attempt's lease extended meanwhile, so the model is not called again for
+   * a disk. Undefined when the attempt lost its job while it waited (cancelled, or the instance is
+   * stopping and its lease may run out).
+   */
+  private async saveWaitingForSpace(job: Job, attempt: number, report: string): Promise<string | undefined> {
+    for (let outages = 1; ; outages++) {
+      try {
+        const saved = await this.reports.save(job.task_id, attempt, report);
+        degradations.clear('reports');
+        return saved;
+      } catch (error) {
+        if (!isStorageOutage(error)) throw error;
+        const delay = exponentialDelay(outages, { initialMs: 500, maxMs: 15_000, jitter: 0.2 });
+        degradations.report('reports', `the reports directory takes no file (${(error as NodeJS.ErrnoException).code}); attempts wait with their answers`);
+        this.logger.warn(`storing the report of ${job.task_id} failed: ${(error as Error).message}; trying again in ${delay} ms`);
+        // The lease outlasts the wait, so that no claim takes the job for an interrupted attempt.
+        if (!(await extendLease(this.knex, job, attempt, delay + this.leaseMs))) return undefined;
+        await sleep(delay);
+        if (!this.loop.running) return undefined;
+      }
+    }
   }
 
   private async finish(job: Job, attempt: number, outcome: ModelOutcome, reportRef?: string): Promise<void> {

@@ -113,6 +113,17 @@ export async function jobStatusOf(knex: Knex, taskId: string): Promise<string | 
   return (await knex('generation_jobs').where({ task_id: taskId }).first('status'))?.status;
 }
 
+/**
+ * The attempt's lease made longer while the attempt still holds its job; false when it no longer
+ * does (cancelled, or its lease already ran out and another attempt took it).
+ */
+export async function extendLease(knex: Knex, job: Job, attempt: number, leaseMs: number): Promise<boolean> {
+  const updated = await knex('generation_jobs')
+    .where({ task_id: job.task_id, status: 'running', attempts: attempt })
+    .update({ lease_until: new Date(Date.now() + leaseMs), updated_at: knex.fn.now() });
+  return updated > 0;
+}
+
 /** Whether any job's lease ran out: one statement, where claiming them takes a transaction. */
 export async function anyInterruptedJob(knex: Knex): Promise<boolean> {
   return (await interrupted(knex).first('task_id')) !== undefined;

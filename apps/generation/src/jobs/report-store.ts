@@ -7,6 +7,14 @@ export function reportRefOf(taskId: string): string {
 }
 
 /**
+ * The reports directory cannot take a file now — full, over quota, or read-only — whatever the
+ * report: an outage of the storage, to be waited out, never a failure of the attempt.
+ */
+export function isStorageOutage(error: unknown): boolean {
+  return ['ENOSPC', 'EDQUOT', 'EROFS'].includes((error as { code?: unknown } | null)?.code as string);
+}
+
+/**
  * Reports are written to a temporary file first and moved into place, so that a report is either
  * whole or absent; temporary files of a task are removed when its generation fails. Every instance of
  * the service reads and writes the same directory (REPORTS_DIR: shared storage when they run apart).

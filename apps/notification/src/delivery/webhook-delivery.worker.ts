@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterCommit, KNEX } from '@app/database';
 import { retries, webhookDeliveries } from '@app/metrics';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
@@ -27,10 +28,12 @@ interface Pending {
   previous_secret_sealed: string | null;
   previous_secret_until: Date | null;
   traceparent: string | null;
+  /** This attempt's claim: only it may record the attempt's result. */
+  claim_id: string;
 }
 
-/** Notifications claimed, and delivered concurrently, per round. */
-const claimLimit = 10;
+/** Deliveries in flight at once, per instance; each ends by its own deadline, apart from the others. */
+const maxInFlight = 10;
 
 /**
  * Delivers pending notifications to their users' webhooks, signed per Standard Webhooks: the
@@ -38,11 +41,18 @@ const claimLimit = 10;
  * secret is in its grace period, both the new and the old signature are sent. The destination is
  * checked when the connection is made (see postWebhook). Failures that may pass are retried with
  * backoff; when delivery ends, one NotificationSent says how the user was told.
+ *
+ * Deliveries run side by side, each to its own deadline: a free slot is filled as soon as one ends,
+ * so a slow receiver holds one slot, never the others. Each claim of a notification has an id, and a
+ * result is recorded only under the claim that made the attempt while the notification is still
+ * pending: an answer that arrives after another claim, a deleted webhook or an erasure changes
+ * nothing and publishes nothing.
  */
 @Injectable()
 export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('webhooks');
   private readonly loop: WorkerLoop;
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     @Inject(KNEX) private readonly knex: Knex,
@@ -57,19 +67,34 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     this.loop.start();
   }
 
+  /** Claims nothing more, and waits for the deliveries in flight: at most the delivery deadline. */
   async beforeApplicationShutdown(): Promise<void> {
     await this.loop.stop();
+    await Promise.allSettled([...this.inFlight]);
   }
 
   wake(): void {
     this.loop.wake();
   }
 
-  /** A full batch may have left more due; one cut short had all there was (a new one wakes the loop). */
+  /**
+   * Fills the free slots and returns without waiting for the deliveries: each wakes the loop when it
+   * ends. A claim that filled every slot may have left more due; one cut short had all there was.
+   */
   private async round(): Promise<boolean> {
-    const batch = await this.claim(claimLimit);
-    await Promise.all(batch.map((n) => this.deliver(n)));
-    return batch.length === claimLimit;
+    const free = maxInFlight - this.inFlight.size;
+    if (free <= 0) return false;
+    const batch = await this.claim(free);
+    for (const n of batch) {
+      const delivery: Promise<void> = this.deliver(n)
+        .catch((error) => this.logger.error(`delivery of notification ${n.id} failed: ${(error as Error).message}`))
+        .finally(() => {
+          this.inFlight.delete(delivery);
+          this.loop.wake();
+        });
+      this.inFlight.add(delivery);
+    }
+    return batch.length === free;
   }
 
   /** Due notifications, pushed out by the delivery timeout so that no other round takes them meanwhile. */
@@ -87,9 +112,10 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
         .skipLocked();
       for (const n of due) {
         n.delivery_attempts += 1;
+        n.claim_id = randomUUID();
         await trx('notifications')
           .where({ id: n.id })
-          .update({ delivery_attempts: n.delivery_attempts, next_delivery_at: new Date(Date.now() + this.config.deliveryTimeoutMs * 2) });
+          .update({ delivery_attempts: n.delivery_attempts, claim_id: n.claim_id, next_delivery_at: new Date(Date.now() + this.config.deliveryTimeoutMs * 2) });
       }
       return due;
     });
@@ -123,6 +149,12 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
 
   private async record(n: Pending, outcome: DeliveryOutcome): Promise<void> {
     await this.knex.transaction(async (trx) => {
+      // Still ours to record: pending, under this attempt's claim. A row locked here stays so until commit.
+      const mine = await trx('notifications').where({ id: n.id, claim_id: n.claim_id, status: 'pending' }).forUpdate().first('id');
+      if (!mine) {
+        this.logger.log(`the answer to notification ${n.id}'s attempt ${n.delivery_attempts} came after it was settled elsewhere; nothing recorded`);
+        return;
+      }
       const counted = (result: 'delivered' | 'retrying' | 'failed') => afterCommit(trx, () => webhookDeliveries.inc({ result }));
       if (outcome.delivered) {
         counted('delivered');

@@ -8,11 +8,17 @@ import { UrlPolicy } from './webhook-url';
 export type DeliveryResult = { status: number } | { failure: DeliveryFailure };
 export type DeliveryFailure = 'refused-destination' | 'dns-failed' | 'timeout' | 'connection-failed' | 'tls-failed';
 
+/** Of a receiver's answer, what is read before the connection is dropped (its status is all we keep). */
+export const answerCapBytes = 4096;
+
 /**
  * POSTs a webhook with the destination checked at connect time: the name is resolved by our own
  * lookup, which refuses an inside address, so a name that resolved outside at registration and
  * inside now (DNS rebinding) never gets a connection. Redirects are not followed (node's client
- * never does), and the receiver's body is read and dropped.
+ * never does). One deadline covers the whole attempt — lookup, connect, TLS, the status and the
+ * answer's body — so a receiver that trickles a byte now and then holds it no longer than
+ * `timeoutMs`; of the body at most `answerCapBytes` is read, and dropped. Once the status is in,
+ * the attempt ends with it, however the rest of the answer goes.
  */
 export async function postWebhook(url: string, headers: Record<string, string>, body: string, timeoutMs: number, policy: UrlPolicy): Promise<DeliveryResult> {
   const target = new URL(url);
@@ -38,17 +44,31 @@ export async function postWebhook(url: string, headers: Record<string, string>, 
   };
   const client = target.protocol === 'https:' ? https : http;
   return new Promise<DeliveryResult>((resolve) => {
+    let status: number | undefined;
+    let settled = false;
+    const finish = (result: DeliveryResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      request.destroy();
+      resolve(result);
+    };
     const request = client.request(
       target,
-      { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, lookup, timeout: timeoutMs, agent: false },
+      { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, lookup, agent: false },
       (response) => {
-        response.resume(); // the receiver's body is never kept
-        response.on('end', () => resolve({ status: response.statusCode ?? 0 }));
-        response.on('error', () => resolve({ status: response.statusCode ?? 0 }));
+        status = response.statusCode ?? 0;
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > answerCapBytes) finish({ status: status! });
+        });
+        response.on('end', () => finish({ status: status! }));
+        response.on('error', () => finish({ status: status! }));
       },
     );
-    request.on('timeout', () => request.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
-    request.on('error', (error: NodeJS.ErrnoException) => resolve({ failure: failureOf(error) }));
+    const deadline = setTimeout(() => finish(status === undefined ? { failure: 'timeout' } : { status }), timeoutMs);
+    request.on('error', (error: NodeJS.ErrnoException) => finish(status === undefined ? { failure: failureOf(error) } : { status }));
     request.end(body);
   });
 }

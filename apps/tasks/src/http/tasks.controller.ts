@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import { Caller, isAdmin, isViewer, masked } from '@app/auth';
 import { taskStates } from '@app/task-state';
 import { KNEX } from '@app/database';
+import { reportTypeMaxLength, reportTypePattern, userIdPattern } from '@app/events';
 import { PERSONAL_DATA, PersonalData } from '@app/personal-data';
 import {
   BodyShape,
@@ -30,8 +31,8 @@ import { TASKS_CONFIG, TasksConfig } from '../tasks.config';
 const submissionShape: BodyShape = {
   fields: {
     input: { kind: 'object', description: 'the task’s input (≤ 32 levels, ≤ 10 000 values); `simulate` drives the bundled model simulator' },
-    userId: { kind: 'text', max: 128, pattern: /^[A-Za-z0-9._@:-]+$/, description: 'an admin submits for another user; anyone else only for themself' },
-    reportType: { kind: 'text', max: 64, pattern: /^[a-z][a-z0-9_-]*$/, example: 'summary' },
+    userId: { kind: 'text', max: 128, pattern: userIdPattern, description: 'an admin submits for another user; anyone else only for themself' },
+    reportType: { kind: 'text', max: reportTypeMaxLength, pattern: reportTypePattern, example: 'summary' },
   },
   required: ['input', 'reportType'],
   closed: true,

@@ -4,12 +4,13 @@ import type { Response } from 'express';
 import type { Knex } from 'knex';
 import { Caller, isAdmin } from '@app/auth';
 import { KNEX } from '@app/database';
+import { userIdPattern } from '@app/events';
 import { CurrentCaller, requireIdempotencyKey, requireText } from '@app/service';
 import { eraseUser } from '../erasure/erase-user';
 import { latestErasureOf } from '../erasure/erasure-status';
 import { TASKS_CONFIG, TasksConfig } from '../tasks.config';
 
-const userIdRule = { max: 128, pattern: /^[A-Za-z0-9._@:-]+$/ };
+const userIdRule = { max: 128, pattern: userIdPattern };
 
 /** A user's personal data: erased on an admin's request (docs/privacy.md). */
 @ApiTags('users')

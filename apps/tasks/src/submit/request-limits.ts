@@ -1,18 +1,29 @@
 import { unstorableTextAt } from '@app/events';
 
 export interface InputLimits {
+  /** The largest input text, in UTF-8 bytes: HTTP_BODY_LIMIT, which caps what POST /tasks can carry. */
+  maxBytes: number;
   maxDepth: number;
   maxValues: number;
   /** Whether `input.simulate` (the model simulator's fault switches) may be used. */
   simulation: boolean;
 }
 
-export const defaultInputLimits: InputLimits = { maxDepth: 32, maxValues: 10_000, simulation: false };
+export const defaultInputLimits: InputLimits = { maxBytes: 64 * 1024, maxDepth: 32, maxValues: 10_000, simulation: false };
 
 /** Why a request's input is refused, as a code (for TaskRejected) and a sentence (for a 400). */
 export interface InputRefusal {
   code: 'INPUT_TOO_DEEP' | 'INPUT_TOO_LARGE' | 'UNSTORABLE_TEXT' | 'SIMULATION_OFF';
   message: string;
+}
+
+/**
+ * An input text over the byte limit: an outside request meets the cap POST /tasks's body has, before
+ * it is parsed, sealed (a third larger) or written anywhere.
+ */
+export function inputTooLarge(text: string, limits: InputLimits): InputRefusal | undefined {
+  if (Buffer.byteLength(text, 'utf8') <= limits.maxBytes) return undefined;
+  return { code: 'INPUT_TOO_LARGE', message: `input must be at most ${limits.maxBytes} bytes` };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { checkInput, defaultInputLimits } from './request-limits';
+import { checkInput, defaultInputLimits, inputTooLarge } from './request-limits';
 
 const nested = (depth: number): Record<string, unknown> => (depth <= 1 ? {} : { a: nested(depth - 1) });
 
@@ -12,6 +12,12 @@ describe('the limits of a request input', () => {
   it('refuses an input deeper than 32 levels, counting the input itself as one', () => {
     expect(checkInput(nested(32), limits)).toBeUndefined();
     expect(checkInput(nested(33), limits)).toMatchObject({ code: 'INPUT_TOO_DEEP', message: 'input must be at most 32 levels deep' });
+  });
+
+  it('refuses an input text over the byte limit, counting UTF-8 bytes, not characters', () => {
+    expect(inputTooLarge('a'.repeat(65_536), limits)).toBeUndefined();
+    expect(inputTooLarge('a'.repeat(65_537), limits)).toMatchObject({ code: 'INPUT_TOO_LARGE', message: 'input must be at most 65536 bytes' });
+    expect(inputTooLarge('é'.repeat(32_769), limits)).toMatchObject({ code: 'INPUT_TOO_LARGE' });
   });
 
   it('refuses an input of more than 10,000 values', () => {

@@ -1,19 +1,22 @@
-import { consumerBatches, consumerBatchMessages, consumerLag } from '@app/metrics';
 import { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
-import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
-import { deadLetterTopicFor, EventType, eventTypes } from '@app/events';
+import type { Consumer, Kafka } from 'kafkajs';
+import { deadLetterTopicFor, EventType, eventTypes, redriveLogTopic, redriveRequestTopic } from '@app/events';
 import { BackoffPolicy, exponentialDelay } from '@app/timing';
 import { ensureTopics, EventCodec, fetchWaitMs, IdempotentProducer } from '@app/kafka';
 import { EventHandlers } from './event-handlers';
+import { ConsumerProgress, ProgressOptions } from './consumer-progress';
 import { Gathering } from './gathering';
-import { BatchControl, ConsumerStats, Delivery, MessageDelivery } from './message-delivery';
+import { BatchParts, handleBatch } from './batch-handling';
+import { ConsumerStats, MessageAt, MessageDelivery } from './message-delivery';
+import { OffsetCommits } from './offset-commits';
+import { RedriveRequests } from './redrive-requests';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** Messages of one partition handled in one transaction at most: a bigger batch holds its rows' locks longer for little gain. */
-const maxTogether = 50;
 /** Messages of several partitions handled in one transaction at most (see Gathering). */
 const maxGathered = 200;
+/** How often handled messages' offsets are committed (see OffsetCommits). */
+const commitIntervalMs = 1000;
 
 export type { ConsumerStats } from './message-delivery';
 
@@ -32,6 +35,8 @@ export interface ConsumerOptions {
   outageMaxDelayMs?: number;
   /** Create missing topics (an admin's client, in tests); a service's principal only checks they exist. */
   createTopics?: boolean;
+  /** How often lag is read from the broker, and how long lag without progress makes a stall. */
+  progress?: ProgressOptions;
 }
 
 /** Where the consumer stands, for /health: only `joined` means it is doing its work. */
@@ -47,6 +52,8 @@ export type ConsumerStatus = 'stopped' | 'starting' | 'joined' | 'rebalancing' |
 export class ConsumerRunner {
   readonly groupId: string;
   status: ConsumerStatus = 'stopped';
+  /** OffsetCommit requests this runner's consumers sent: about one an interval while busy, never one a batch. */
+  offsetCommitRequests = 0;
   /** Why the consumer is not joined, when it is not. */
   lastError?: string;
   private readonly logger: Logger;
@@ -54,10 +61,15 @@ export class ConsumerRunner {
   private readonly producer: IdempotentProducer;
   private assignment: Record<string, number[]> = {};
   private keepRunning = false;
+  private stopping = false;
   private running?: Promise<void>;
   private wakeRunner?: () => void;
   private readonly delivery: MessageDelivery;
   private readonly gathering: Gathering;
+  private readonly progress: ConsumerProgress;
+  private readonly redrives: RedriveRequests;
+  private readonly offsets: OffsetCommits;
+  private readonly batchParts: BatchParts;
 
   constructor(
     knex: Knex,
@@ -67,9 +79,27 @@ export class ConsumerRunner {
   ) {
     this.groupId = `${codec.topicPrefix}${options.name}`;
     this.logger = new Logger(`consumer ${options.name}`);
+    this.offsets = new OffsetCommits(commitIntervalMs, this.logger);
     this.producer = new IdempotentProducer(kafka);
     this.delivery = new MessageDelivery(knex, codec, this.producer, this.deadLetterTopic, this.logger, options);
     this.gathering = new Gathering((parts) => this.delivery.deliverGathered(parts), maxGathered);
+    const { handlers } = options;
+    this.batchParts = { handlers, codec, gathering: this.gathering, delivery: this.delivery, offsets: this.offsets, stopping: () => this.stopping };
+    const progress = options.progress ?? { intervalMs: 10_000, stallAfterMs: 120_000 };
+    this.progress = new ConsumerProgress(kafka, this.groupId, () => this.assignment, progress, this.logger);
+    // A dead letter asked for again goes through the same delivery as when it was first read.
+    const redeliver = (at: MessageAt, heartbeat: () => Promise<void>) => this.delivery.deliver(at, { heartbeat, stillOurs: () => this.keepRunning });
+    this.redrives = new RedriveRequests(kafka, this.groupId, () => this.topics(), this.producer, redeliver, this.logger);
+  }
+
+  /** The partitions this instance holds that have had lag without progress past the threshold, each as a sentence. */
+  stalledPartitions(): string[] {
+    return this.progress.stalled();
+  }
+
+  /** Reads the lag from the broker now, rather than at the next tick. */
+  readProgress(): Promise<void> {
+    return this.progress.read();
   }
 
   get stats(): ConsumerStats {
@@ -85,7 +115,10 @@ export class ConsumerRunner {
       heartbeatInterval: Math.max(500, Math.floor(sessionTimeout / 5)),
       maxWaitTimeInMs: fetchWaitMs,
     });
-    const { GROUP_JOIN, REBALANCING, CRASH, STOP } = consumer.events;
+    const { GROUP_JOIN, REBALANCING, CRASH, STOP, REQUEST } = consumer.events;
+    consumer.on(REQUEST, ({ payload }) => {
+      if (payload.apiName === 'OffsetCommit') this.offsetCommitRequests++;
+    });
     consumer.on(GROUP_JOIN, ({ payload }) => {
       this.assignment = payload.memberAssignment;
       this.status = 'joined';
@@ -162,9 +195,14 @@ export class ConsumerRunner {
   /** One start: provisions its topics, connects, subscribes and runs; throws when any step fails. */
   async start(): Promise<void> {
     this.status = 'starting';
+    this.stopping = false;
+    this.progress.start();
     await ensureTopics(
       this.kafka,
-      [...this.topics().map((topic) => ({ topic, partitions: this.options.topicPartitions })), { topic: this.deadLetterTopic, partitions: 1 }],
+      [
+        ...this.topics().map((topic) => ({ topic, partitions: this.options.topicPartitions })),
+        ...[this.deadLetterTopic, redriveRequestTopic(this.groupId), redriveLogTopic(this.groupId)].map((topic) => ({ topic, partitions: 1 })),
+      ],
       3,
       undefined,
       { create: this.options.createTopics ?? false },
@@ -175,16 +213,19 @@ export class ConsumerRunner {
     await consumer.subscribe({ topics: this.topics(), fromBeginning: true });
     await consumer.run({
       eachBatchAutoResolve: false,
-      autoCommitInterval: 1000,
-      autoCommitThreshold: 100,
+      autoCommit: false,
       partitionsConsumedConcurrently: this.options.partitionsConcurrently ?? 1,
-      eachBatch: (payload) => this.eachBatch(payload),
+      eachBatch: (payload) => handleBatch(payload, this.batchParts),
     });
+    await this.redrives.start();
+    this.offsets.start();
   }
 
   /** Lets the batch in flight finish, commits its offsets, and leaves the group. */
   async stop(): Promise<void> {
     this.keepRunning = false;
+    this.stopping = true;
+    await this.progress.stop();
     this.wakeRunner?.();
     await this.running;
     await this.disconnectConsumer();
@@ -193,6 +234,9 @@ export class ConsumerRunner {
   }
 
   private async disconnectConsumer(): Promise<void> {
+    await this.redrives.stop();
+    this.offsets.stop();
+    await this.offsets.commitResolved();
     const consumer = this.consumer;
     this.consumer = undefined;
     await consumer?.disconnect().catch((error) => this.logger.warn(`disconnecting the consumer failed: ${(error as Error).message}`));
@@ -200,43 +244,5 @@ export class ConsumerRunner {
 
   private handledTypes(): EventType[] {
     return eventTypes.filter((type) => this.options.handlers[type] !== undefined);
-  }
-
-  /**
-   * The batch's messages together, in transactions of up to `maxTogether`, each shared with the
-   * batches of other partitions that kafkajs handed over at the same moment for the same reaction
-   * (see Gathering); when one fails, those not handled up to it one by one (retries, dead letters and
-   * outages are handled there), then the rest together again.
-   */
-  private async eachBatch({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }: EachBatchPayload) {
-    const control: BatchControl = { heartbeat, stillOurs: () => isRunning() && !isStale() };
-    const { topic, partition } = batch;
-    const done = async (message: KafkaMessage, outcome: Delivery) => {
-      resolveOffset(message.offset);
-      consumerLag.set({ topic, partition: String(partition) }, Math.max(0, Number(batch.highWatermark) - Number(message.offset) - 1));
-      // Unlike a handled event, a dead letter has no inbox row to stop a redelivery from sending it
-      // again: its offset is committed at once.
-      const next = (BigInt(message.offset) + 1n).toString();
-      await commitOffsetsIfNecessary(outcome === 'dead-lettered' ? { topics: [{ topic, partitions: [{ partition, offset: next }] }] } : undefined);
-    };
-    consumerBatches.inc();
-    consumerBatchMessages.inc(batch.messages.length);
-    let rest = batch.messages;
-    while (rest.length > 0 && control.stillOurs()) {
-      const together = rest.slice(0, maxTogether);
-      const reaction = this.options.handlers[this.codec.typeOfTopic(topic) as EventType];
-      const { handled, failure } = await this.gathering.deliverTogether(reaction, { topic, partition, messages: together });
-      for (const message of together.slice(0, handled)) await done(message, 'handled');
-      if (failure) {
-        for (let i = handled; i <= failure.index; i++) {
-          if (!control.stillOurs()) return;
-          const outcome = await this.delivery.deliver({ topic, partition, message: together[i] }, control, i === failure.index ? failure.error : undefined);
-          if (outcome === 'given-back') return;
-          await done(together[i], outcome);
-        }
-      }
-      await heartbeat();
-      rest = rest.slice(failure ? failure.index + 1 : handled);
-    }
   }
 }

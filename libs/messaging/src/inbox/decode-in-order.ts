@@ -2,6 +2,7 @@ import type { DomainEvent } from '@app/events';
 import type { EventCodec } from '@app/kafka';
 import type { ConsumedMessage } from './consumed-message';
 import type { PartitionMessages } from './gathering';
+import { decodeConsumed } from './decode-consumed';
 
 export interface Arrival {
   event: DomainEvent;
@@ -17,7 +18,7 @@ export async function decodeInOrder(
   const arrivals: Arrival[] = [];
   for (const message of messages) {
     try {
-      arrivals.push({ event: await codec.decode(message.value, codec.typeOfTopic(topic)), consumed: { consumer, topic, partition, message } });
+      arrivals.push({ event: await decodeConsumed(codec, { topic, message }), consumed: { consumer, topic, partition, message } });
     } catch (error) {
       return { arrivals, undecodable: { index: arrivals.length, error } };
     }

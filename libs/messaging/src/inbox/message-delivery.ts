@@ -14,6 +14,7 @@ import { PartitionMessages, TogetherOutcome } from './gathering';
 import { pauseHeartbeating } from './pause-heartbeating';
 import { Arrival, decodeInOrder } from './decode-in-order';
 import { recordInInbox } from './record-in-inbox';
+import { decodeConsumed } from './decode-consumed';
 
 export type Delivery = 'handled' | 'duplicate' | 'dead-lettered' | 'given-back';
 
@@ -94,7 +95,7 @@ export class MessageDelivery {
   private async tryDeliver(consumed: ConsumedMessage, control: BatchControl, failedTogether: unknown): Promise<Delivery> {
     let arrival: Arrival;
     try {
-      arrival = { event: await this.codec.decode(consumed.message.value, this.codec.typeOfTopic(consumed.topic)), consumed };
+      arrival = { event: await decodeConsumed(this.codec, consumed), consumed };
     } catch (error) {
       if (!(error instanceof PlatformError)) throw error;
       await this.deadLetter(consumed, { errorCode: error.code, error, attempts: 1 });

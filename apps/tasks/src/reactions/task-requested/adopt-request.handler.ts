@@ -6,7 +6,7 @@ import { acceptanceOf } from '../../submit/acceptance';
 import { AdoptionFacts, decideAdoption, KeyHolder, TaskSeen } from './adoption.rules';
 import { claimKey, KeyScope } from '../../submit/claim-key';
 import { requestHash } from '../../submit/request-hash';
-import { checkInput } from '../../submit/request-limits';
+import { checkInput, inputTooLarge } from '../../submit/request-limits';
 import { sealInput } from '../../submit/seal-input';
 import { PersonalData } from '@app/personal-data';
 import { lockUser, openTasksOf, takeOpenTaskSlot } from '../../submit/user-limits';
@@ -23,9 +23,10 @@ const route = 'kafka task-requested';
  */
 export async function adoptRequest(event: EventOf<'TaskRequested'>, context: HandlerContext, config: TasksConfig, personal: PersonalData): Promise<void> {
   const { trx, publish } = context;
-  const input = parsedInput(event.input);
-  // The same limits as POST /tasks: an outside producer is no more trusted than an HTTP caller.
-  const inputRefusal = input ? checkInput(input, config.inputLimits)?.code : 'INVALID_INPUT';
+  // The same limits as POST /tasks, bytes first: an outside producer is no more trusted than an HTTP caller.
+  const oversized = inputTooLarge(event.input, config.inputLimits);
+  const input = oversized ? undefined : parsedInput(event.input);
+  const inputRefusal = oversized?.code ?? (input ? checkInput(input, config.inputLimits)?.code : 'INVALID_INPUT');
   // Hashed only once within the limits (a too deep input is refused, never walked).
   const hash = input && !inputRefusal ? requestHash({ userId: event.userId, reportType: event.reportType, input }) : undefined;
   const scope: KeyScope | undefined = event.idempotencyKey ? { user_id: event.userId, route, key: event.idempotencyKey } : undefined;

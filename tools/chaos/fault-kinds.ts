@@ -1,0 +1,32 @@
+import type { BrokerFaultKind } from './broker-faults';
+
+/**
+ * The faults the nemesis applies, and how often each is drawn: the services' and the stack's on
+ * every run, the single broker's when there is one broker (a cluster draws broker-faults.ts's).
+ */
+export type FaultKind =
+  | 'kill-instance'
+  | 'pause-instance'
+  | 'kill-broker'
+  | 'crash-postgres'
+  | 'read-only-database'
+  | 'blackhole-postgres'
+  | 'kill-registry'
+  | 'kill-model'
+  | BrokerFaultKind;
+
+export const serviceFaultWeights: Array<readonly [FaultKind, number]> = [
+  ['kill-instance', 4],
+  ['pause-instance', 2],
+  ['crash-postgres', 2],
+  ['read-only-database', 2],
+  ['blackhole-postgres', 1],
+  ['kill-registry', 1],
+  ['kill-model', 1],
+];
+
+/** One broker: it is killed or paused. A cluster: the faults of broker-faults.ts. */
+export const singleBrokerWeights: Array<readonly [FaultKind, number]> = [
+  ['kill-broker', 2],
+  ['pause-broker', 1],
+];
