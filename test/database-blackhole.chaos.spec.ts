@@ -78,6 +78,11 @@ describe('a PostgreSQL that falls silent for twenty seconds', () => {
     expect(task.timeline.filter((e: { eventType: string }) => e.eventType === 'TaskCompleted')).toHaveLength(1);
     expect(tasks.child.exitCode).toBeNull();
     expect(await platform.quota('blackhole-user')).toMatchObject({ debited: 1, refunded: 0 });
+    // And the silence was waited out as an outage: never an attempt of the handler, never a dead letter
+    const metrics = await (await fetch(`${platform.url('tasks')}/metrics`)).text();
+    expect(metrics).toMatch(/^retries_total\{[^}]*kind="outage"[^}]*\} [1-9]/m);
+    expect(metrics).not.toMatch(/^retries_total\{[^}]*kind="consumer"[^}]*\} [1-9]/m);
+    expect(metrics).not.toMatch(/^dlq_messages_total\{/m);
     process.stdout.write(
       `database blackhole: detected in ${detectedMs} ms, slowest /health ${Math.max(...checks.map((c) => c.ms))} ms, recovered ${recoveredMs} ms after healing\n`,
     );

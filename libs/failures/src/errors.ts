@@ -96,6 +96,8 @@ const pgUnreachableMessages = new Set([
   'Connection terminated',
   'Connection terminated due to connection timeout',
   'timeout exceeded when trying to connect',
+  // pg's own connect timeout (connectionTimeoutMillis), as knex's pool meets it: a server that does not answer
+  'timeout expired',
   'Client has encountered a connection error and is not queryable',
   'Client was closed and is not queryable',
   'Query read timeout',

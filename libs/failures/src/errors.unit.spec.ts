@@ -82,6 +82,7 @@ describe('error classification', () => {
     // pg's fixed wording counts only as pg throws it: a plain Error, the whole message (behind knex's statement text)
     expect(isInfrastructureError(new Error('insert into "inbox" ("event_id") values ($1) - Connection terminated unexpectedly'))).toBe(true);
     expect(isInfrastructureError(new Error('timeout exceeded when trying to connect'))).toBe(true);
+    expect(isInfrastructureError(new Error('timeout expired'))).toBe(true); // pg's connect timeout: a server that does not answer
     expect(isInfrastructureError(new Error('the user sent Connection terminated unexpectedly as a name'))).toBe(false);
     expect(isInfrastructureError(new TypeError('Connection terminated unexpectedly'))).toBe(false);
   });
