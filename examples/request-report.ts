@@ -8,12 +8,14 @@
  * Publishes one TaskRequested (Avro, the registry's latest schema of `task-requested-value`, key =
  * taskId), then reads the outcome topics until this task's TaskCompleted, TaskFailed or TaskRejected
  * arrives, and prints it as one JSON line. With --cancel, publishes TaskCancelRequested for that task
- * instead, and prints the answer: TaskFailed{errorCode: CANCELLED}, or TaskCancelRejected. KAFKA_BROKERS, SCHEMA_REGISTRY_URL and TOPIC_PREFIX as for
- * the services; it connects as the `external` principal with KAFKA_USERNAME and KAFKA_PASSWORD
- * (SCRAM-SHA-512; `npm run -s kafka:credentials -- external` prints them for the local stack), over
- * TLS with KAFKA_SSL=on and KAFKA_SSL_CA. Its consumer groups start with `external-`, as its ACLs ask.
- * It reads the registry as `external` too, with SCHEMA_REGISTRY_USERNAME and SCHEMA_REGISTRY_PASSWORD
- * (HTTP Basic; the same command prints them).
+ * instead, and prints the answer: TaskFailed{errorCode: CANCELLED}, or TaskCancelRejected.
+ * KAFKA_BROKERS, SCHEMA_REGISTRY_URL and TOPIC_PREFIX as for the services. PARTNER names the partner
+ * it acts as (`npm run partner:add -- <name>` made it): it writes and reads that partner's own topics
+ * (`partner.<name>.task-requested`, …), in consumer groups `partner-<name>-…`, for users `<name>:<id>`.
+ * It connects with that partner's KAFKA_USERNAME and KAFKA_PASSWORD (SCRAM-SHA-512; `npm run -s
+ * kafka:credentials -- partner-<name>` prints them, and the registry's SCHEMA_REGISTRY_USERNAME and
+ * SCHEMA_REGISTRY_PASSWORD), over TLS with KAFKA_SSL=on and KAFKA_SSL_CA. Without PARTNER it acts as
+ * the single-partner default `external` on the shared topics (deprecated: docs/ingress.md).
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -23,6 +25,11 @@ import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 const brokers = (process.env.KAFKA_BROKERS || '127.0.0.1:19092').split(',');
 const registryUrl = process.env.SCHEMA_REGISTRY_URL || 'http://127.0.0.1:18081/apis/ccompat/v7';
 const prefix = process.env.TOPIC_PREFIX || '';
+const partner = process.env.PARTNER || '';
+/** A topic this system writes or reads: its partner's own, or the shared one. */
+const topic = (name: string) => (partner ? `${prefix}partner.${partner}.${name}` : `${prefix}${name}`);
+/** Its consumer groups' names start as its principal's ACLs ask. */
+const groupPrefix = partner ? `${prefix}partner-${partner}-` : `${prefix}external-`;
 
 /** SASL/SCRAM credentials and TLS, from the environment. */
 function security(): Pick<KafkaConfig, 'sasl' | 'ssl'> {
@@ -57,7 +64,7 @@ async function publishRequest(kafka: Kafka, registry: SchemaRegistry, request: {
   const producer = kafka.producer({ idempotent: true });
   await producer.connect();
   await producer.send({
-    topic: `${prefix}task-requested`,
+    topic: topic('task-requested'),
     acks: -1,
     messages: [{ key: event.taskId, value: await registry.encode(schemaId, event), headers: { eventId: event.eventId, eventType: event.eventType } }],
   });
@@ -80,7 +87,7 @@ async function publishCancel(kafka: Kafka, registry: SchemaRegistry, taskId: str
   const producer = kafka.producer({ idempotent: true });
   await producer.connect();
   await producer.send({
-    topic: `${prefix}task-cancel-requested`,
+    topic: topic('task-cancel-requested'),
     acks: -1,
     messages: [{ key: taskId, value: await registry.encode(schemaId, event), headers: { eventId: event.eventId, eventType: event.eventType } }],
   });
@@ -92,9 +99,9 @@ type Answer = Record<string, unknown>;
 
 /** Deliveries are at least once: an outcome is recognised by taskId, a repeat by its eventId. */
 async function awaitOutcome(kafka: Kafka, registry: SchemaRegistry, topics: string[], isAnswer: (event: Answer) => boolean): Promise<Answer> {
-  const consumer = kafka.consumer({ groupId: `${prefix}external-example-${randomUUID()}` });
+  const consumer = kafka.consumer({ groupId: `${groupPrefix}example-${randomUUID()}` });
   await consumer.connect();
-  await consumer.subscribe({ topics: topics.map((t) => `${prefix}${t}`), fromBeginning: true });
+  await consumer.subscribe({ topics: topics.map(topic), fromBeginning: true });
   const outcome = await new Promise<Answer>((resolve) => {
     void consumer.run({
       eachMessage: async ({ message }) => {

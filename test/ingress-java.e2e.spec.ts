@@ -6,6 +6,8 @@ import { localAuthFiles } from '@app/auth';
 import { localKafkaEnv, localRegistryEnv } from '@app/kafka';
 import { Platform } from './support/platform';
 import { JsonBody } from './support/json-body';
+import { PartnerClient } from './support/partner';
+import { uniqueSuffix } from './support/unique';
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, '..');
@@ -14,23 +16,31 @@ const pom = path.join(root, 'examples/java/pom.xml');
 
 /**
  * examples/java, an outside system on Apache's own Kafka client and Apache Avro with nothing of this
- * project, built by Maven and run as `external` (requests) and `auditor` (the audit).
+ * project, built by Maven and run as a partner (requests, on its own topics) and `auditor` (the audit).
  */
 describe('an outside system in Java', () => {
   const platform = new Platform();
   const requested: string[] = [];
+  let partner: PartnerClient;
+  const user = () => `${partner.name}:java-partner`;
 
   beforeAll(async () => {
     // The client the brokers ship with, and the last 3.x line.
     execFileSync('mvn', ['-q', '-B', '-f', pom, 'package'], { stdio: 'inherit' });
     execFileSync('mvn', ['-q', '-B', '-f', pom, 'package', '-Dkafka.version=3.9.1'], { stdio: 'inherit' });
+    partner = await PartnerClient.add(`pj${uniqueSuffix()}`, platform.env.topicPrefix);
     await platform.start();
   });
-  afterAll(() => platform.stop());
+  afterAll(async () => {
+    await partner?.remove();
+    await platform.stop();
+  });
 
-  async function java(principal: 'external' | 'auditor', args: string[], env: NodeJS.ProcessEnv = {}, kafkaClient = '4.1.2'): Promise<JsonBody> {
+  async function java(as: 'partner' | 'auditor', args: string[], env: NodeJS.ProcessEnv = {}, kafkaClient = '4.1.2'): Promise<JsonBody> {
+    const principal = as === 'partner' ? partner.principal : 'auditor';
+    const partnerEnv = as === 'partner' ? { PARTNER: partner.name } : {};
     const { stdout } = await run('java', ['-jar', jarOf(kafkaClient), ...args], {
-      env: { ...process.env, ...localKafkaEnv(principal), ...localRegistryEnv(principal), TOPIC_PREFIX: platform.env.topicPrefix, ...env },
+      env: { ...process.env, ...localKafkaEnv(principal), ...localRegistryEnv(principal), TOPIC_PREFIX: platform.env.topicPrefix, ...partnerEnv, ...env },
       timeout: 150_000,
     });
     return JSON.parse(stdout.trim().split('\n').pop()!);
@@ -39,19 +49,19 @@ describe('an outside system in Java', () => {
   async function request(key: string, input: object, { extra = [] as string[], env = {} as NodeJS.ProcessEnv, kafkaClient = '4.1.2' } = {}) {
     const taskId = randomUUID();
     requested.push(taskId);
-    const args = ['request', '--user', 'java-partner', '--key', key, '--input', JSON.stringify(input), '--task-id', taskId, ...extra];
-    return { taskId, outcome: await java('external', args, env, kafkaClient) };
+    const args = ['request', '--user', user(), '--key', key, '--input', JSON.stringify(input), '--task-id', taskId, ...extra];
+    return { taskId, outcome: await java('partner', args, env, kafkaClient) };
   }
 
   it('gets TaskCompleted for a request', async () => {
     const { taskId, outcome } = await request('java-ok', { text: 'Q3' });
-    expect(outcome).toMatchObject({ eventType: 'TaskCompleted', taskId, userId: 'java-partner' });
+    expect(outcome).toMatchObject({ eventType: 'TaskCompleted', taskId, userId: user() });
   });
 
   it('gets TaskFailed, compensated, for a request the model refuses for good', async () => {
     const { taskId, outcome } = await request('java-refused', { simulate: { permanentFailure: true } });
     expect(outcome).toMatchObject({ eventType: 'TaskFailed', taskId, compensated: true });
-    expect(await platform.quota('java-partner')).toMatchObject({ refunded: 1 });
+    expect(await platform.quota(user())).toMatchObject({ refunded: 1 });
   });
 
   it('gets one outcome for the very same message published twice', async () => {

@@ -40,10 +40,19 @@ export class ReactionWorld {
 
   /** The events, of one type, to `handlers` as one batch; the events it published, in order. */
   async react(handlers: EventHandlers, ...events: DomainEvent[]): Promise<DomainEvent[]> {
-    await reactWithoutBroker(this.db, this.service, handlers, events);
-    const rows: Array<{ id: string; payload: string }> = await this.db('outbox').where('id', '>', this.lastOutboxId).orderBy('id').select('id', 'payload');
+    return this.reactOn(undefined, handlers, ...events);
+  }
+
+  /** As react, the events said to come from `topic` (a partner's, say). */
+  async reactOn(topic: string | undefined, handlers: EventHandlers, ...events: DomainEvent[]): Promise<DomainEvent[]> {
+    await reactWithoutBroker(this.db, this.service, handlers, events, topic);
+    const rows: Array<{ id: string; payload: string; topic: string | null }> = await this.db('outbox')
+      .where('id', '>', this.lastOutboxId)
+      .orderBy('id')
+      .select('id', 'payload', 'topic');
     if (rows.length > 0) this.lastOutboxId = String(rows[rows.length - 1].id);
-    return rows.map((row) => (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as DomainEvent);
+    // Each event once, on its own topic; a copy of it for another topic (a partner's) is its own row
+    return rows.filter((row) => row.topic === null).map((row) => (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as DomainEvent);
   }
 }
 

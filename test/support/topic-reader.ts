@@ -20,8 +20,10 @@ export class TopicReader {
   constructor(
     kafka: Kafka,
     private readonly codec?: EventCodec,
+    /** The consumer group's name, before a unique suffix (a principal may read only in groups of its own). */
+    groupPrefix = 'reader-',
   ) {
-    this.consumer = kafka.consumer({ groupId: `reader-${uniqueSuffix()}`, maxWaitTimeInMs: fetchWaitMs });
+    this.consumer = kafka.consumer({ groupId: `${groupPrefix}${uniqueSuffix()}`, maxWaitTimeInMs: fetchWaitMs });
   }
 
   async start(topics: string[]): Promise<this> {

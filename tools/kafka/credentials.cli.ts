@@ -1,5 +1,5 @@
 import { localKafkaEnv, localRegistryEnv } from '@app/kafka';
-import { KafkaPrincipal, kafkaPrincipals } from '@app/events';
+import { KafkaPrincipal, kafkaPrincipals, PartnerPrincipal } from '@app/events';
 import { localAuthFiles } from '@app/auth';
 
 /**
@@ -7,9 +7,9 @@ import { localAuthFiles } from '@app/auth';
  * needs to act as that principal — on the brokers (SCRAM) and on the schema registry (HTTP Basic,
  * a password of its own) — ready for `export` or an env file.
  */
-const principal = process.argv[2] as KafkaPrincipal | undefined;
-if (!principal || !kafkaPrincipals.includes(principal)) {
-  process.stderr.write(`usage: npm run -s kafka:credentials -- <${kafkaPrincipals.join('|')}>\n`);
+const principal = process.argv[2] as KafkaPrincipal | PartnerPrincipal | undefined;
+if (!principal || !(kafkaPrincipals.includes(principal as KafkaPrincipal) || principal.startsWith('partner-'))) {
+  process.stderr.write(`usage: npm run -s kafka:credentials -- <${kafkaPrincipals.join('|')}|partner-<name>>\n`);
   process.exit(2);
 }
 const kafka = localKafkaEnv(principal);

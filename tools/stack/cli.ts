@@ -2,10 +2,11 @@ import { logTail, StackError } from './processes';
 import { ensureKafkaPasswords } from './kafka-security';
 import { ensureRegistryPasswords } from './registry-gate';
 import { ensureSigningKeys } from './signing-keys';
+import { addPartner, removePartner } from './partners';
 import { stackDown, stackStatus, stackUp } from './stack';
 import { loadStackConfig } from './stack.config';
 
-const usage = 'usage: stack up [--brokers 1|3] | down | status | secrets';
+const usage = 'usage: stack up [--brokers 1|3] | down | status | secrets | partner-add <name> | partner-remove <name>';
 
 async function main(command: string | undefined, options: string[]): Promise<number> {
   // `--brokers 3` is STACK_BROKERS=3: a replicated cluster of three nodes instead of one broker.
@@ -38,6 +39,17 @@ async function main(command: string | undefined, options: string[]): Promise<num
       print(`secrets in ${config.stackDir}/auth: token signing keys, the webhook sealing key, Kafka and registry passwords of ${principals.join(', ')}`);
       return 0;
     }
+    case 'partner-add': {
+      // npm run partner:add -- <name>: the partner's principal, topics and ACLs (behind TOPIC_PREFIX, if set)
+      const { principal } = await addPartner(config, options[0] ?? '', [process.env.TOPIC_PREFIX ?? '']);
+      print(`partner ${options[0]} added: principal ${principal}; its topics partner.${options[0]}.*; its users are ${options[0]}:<id>`);
+      print(`its credentials: npm run -s kafka:credentials -- ${principal}`);
+      return 0;
+    }
+    case 'partner-remove':
+      await removePartner(config, options[0] ?? '', [process.env.TOPIC_PREFIX ?? '']);
+      print(`partner ${options[0]} removed: its credentials and grants are gone, its topics kept`);
+      return 0;
     default:
       process.stderr.write(`${usage}\n`);
       return 2;

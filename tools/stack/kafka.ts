@@ -62,7 +62,7 @@ function quorumVoters(config: StackConfig): string {
     .join(',');
 }
 
-function javaClasspathArgs(config: StackConfig): string[] {
+export function javaClasspathArgs(config: StackConfig): string[] {
   return ['-cp', `${kafkaLibs(config)}/*`, `-Dlog4j2.configurationFile=${path.join(__dirname, 'log4j2.properties')}`];
 }
 

@@ -1,5 +1,5 @@
 import { ensureArtifacts } from './artifacts';
-import { provisionTopicsAndAcls, registerSchemas } from '@app/kafka-admin';
+import { provisionPartner, provisionTopicsAndAcls, registerSchemas } from '@app/kafka-admin';
 import { kafkaAnswers, kafkaProcess, startKafka, stopKafka } from './kafka';
 import { postgresAnswers, postgresProcess, startPostgres, stopPostgres } from './postgres';
 import { runningPid, portIsOpen, StackError } from './processes';
@@ -7,6 +7,7 @@ import { registryAnswers, registryProcess, startRegistry, stopRegistry } from '.
 import { registryGateProcess } from './registry-gate';
 import { ensureSigningKeys } from './signing-keys';
 import { startZipkin, stopZipkin, zipkinAnswers, zipkinProcess } from './zipkin';
+import { knownPartners } from './partners';
 import { prometheusAnswers, prometheusProcess, startPrometheus, stopPrometheus } from './prometheus';
 import { createKafka, EventCodec, localKafkaCredentials, localRegistryCredentials } from '@app/kafka';
 import { kafkaBootstrap, kafkaBrokers, loadStackConfig, prometheusUrl, registryUrl, StackConfig, zipkinUrl } from './stack.config';
@@ -143,4 +144,6 @@ async function provisionKafka(config: StackConfig): Promise<void> {
   const admin = localKafkaCredentials('admin', config.stackDir)!;
   const kafka = createKafka('stack', kafkaBootstrap(config), { sasl: { mechanism: 'scram-sha-512', ...admin }, ssl: undefined });
   await provisionTopicsAndAcls(kafka, process.env.TOPIC_PREFIX ?? '');
+  // A broker formatted again keeps the partners' credentials (they are among the stack's passwords), not their topics.
+  for (const partner of knownPartners(config)) await provisionPartner(kafka, partner, process.env.TOPIC_PREFIX ?? '');
 }

@@ -1,6 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import type { Kafka } from 'kafkajs';
 import type { EventType } from '@app/events';
-import { EventHandlers, HandlerSource, setBased } from '@app/messaging';
+import { EventCodec } from '@app/kafka';
+import { EventHandlers, HandlerSource, KAFKA, outbox, setBased } from '@app/messaging';
+import { PartnerDirectory } from './partners/partner-directory';
 import { adoptCancel } from './reactions/task-cancel-requested/adopt-cancel.handler';
 import { adoptRequest } from './reactions/task-requested/adopt-request.handler';
 import { recordInTimeline } from './reactions/task-events/record-in-timeline.handler';
@@ -10,24 +13,42 @@ import { PERSONAL_DATA, PersonalData } from '@app/personal-data';
 
 /**
  * What tasks reacts to, each reaction in reactions/<event>/:
- * - TaskRequested (outside) → TaskAccepted (input sealed; UserDataKey with a user's first task) or TaskRejected;
+ * - TaskRequested (outside: the shared topic or a partner's) → TaskAccepted (input sealed; UserDataKey
+ *   with a user's first task) or TaskRejected (a copy to the partner that asked);
  * - TaskCancelRequested (outside) → TaskCancelled and TaskFailed{CANCELLED}, or TaskCancelRejected;
  * - every other event of a task → its timeline and state (projection/), and its one outcome,
  *   TaskCompleted or TaskFailed, when it ends;
  * - UserDataErased → the erasure's answers counted (GET /users/{userId}/data).
+ * An outcome of a partner's user is also published on that partner's own topic (see PartnerDirectory).
  */
 @Injectable()
-export class TasksHandlers implements HandlerSource {
+export class TasksHandlers implements HandlerSource, OnModuleDestroy {
+  private readonly partners: PartnerDirectory;
+
   constructor(
     @Inject(TASKS_CONFIG) private readonly config: TasksConfig,
     @Inject(PERSONAL_DATA) private readonly personal: PersonalData,
-  ) {}
+    @Inject(KAFKA) kafka: Kafka,
+    codec: EventCodec,
+  ) {
+    this.partners = new PartnerDirectory(kafka, codec.topicPrefix);
+    outbox.copyEvents((event) => this.partners.copiesOf(event));
+  }
+
+  moreTopics(): Promise<string[]> {
+    return this.partners.requestTopics();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.partners.stop();
+  }
 
   handlers(): EventHandlers {
     const timeline = setBased<EventType>(recordInTimeline);
+    const requester = (topic: string) => this.partners.requesterOf(topic);
     return {
-      TaskRequested: (event, context) => adoptRequest(event, context, this.config, this.personal),
-      TaskCancelRequested: adoptCancel,
+      TaskRequested: (event, context) => adoptRequest(event, context, this.config, this.personal, requester(context.topic)),
+      TaskCancelRequested: (event, context) => adoptCancel(event, context, requester(context.topic)),
       QuotaDebited: timeline,
       QuotaRejected: timeline,
       GenerationStarted: timeline,

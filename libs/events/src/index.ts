@@ -8,3 +8,4 @@ export * from './cap-text';
 export * from './storable-text';
 export * from './catalogue';
 export * from './envelope-rules';
+export * from './partners';

@@ -7,3 +7,4 @@ export * from './provision';
 export * from './register-schemas';
 export * from './read-to-end';
 export * from './provisioning.config';
+export * from './partners';

@@ -5,6 +5,7 @@ import {
   eventTypes,
   externalEvents,
   KafkaPrincipal,
+  PartnerPrincipal,
   keyEventTypes,
   redriveLogTopic,
   redriveRequestTopic,
@@ -13,11 +14,11 @@ import {
   topicFor,
 } from '@app/events';
 import { ensureTopics } from '@app/kafka';
-import { keyCompactionAfterMs, outsideRequestRetentionMs } from './provisioning.config';
+import { keyCompactionAfterMs, legacyExternalOn, outsideRequestRetentionMs } from './provisioning.config';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-interface Grant {
-  principal: KafkaPrincipal;
+export interface Grant {
+  principal: KafkaPrincipal | PartnerPrincipal;
   resource: 'topic' | 'group';
   name: string;
   prefixed?: boolean;
@@ -33,7 +34,7 @@ interface Grant {
  * mint an event). Names carry the topic prefix, so ACLs on prefixed topics are literal (a PREFIXED
  * ACL on "task-requested" would not match "t1.task-requested").
  */
-export function aclPlan(prefix: string): Grant[] {
+export function aclPlan(prefix: string, withLegacyExternal = legacyExternalOn(process.env)): Grant[] {
   const topic = (type: EventType) => topicFor(type, prefix);
   const grants: Grant[] = [];
   for (const [service, events] of Object.entries(serviceEvents) as Array<[ServicePrincipal, (typeof serviceEvents)[ServicePrincipal]]>) {
@@ -50,9 +51,7 @@ export function aclPlan(prefix: string): Grant[] {
     grants.push({ principal: service, resource: 'topic', name: redriveLogTopic(group), operation: 'WRITE' });
     grants.push({ principal: service, resource: 'group', name: `${group}.reader-`, prefixed: true, operation: 'READ' });
   }
-  for (const type of externalEvents.produces) grants.push({ principal: 'external', resource: 'topic', name: topic(type), operation: 'WRITE' });
-  for (const type of externalEvents.consumes) grants.push({ principal: 'external', resource: 'topic', name: topic(type), operation: 'READ' });
-  grants.push({ principal: 'external', resource: 'group', name: `${prefix}external-`, prefixed: true, operation: 'READ' });
+  if (withLegacyExternal) grants.push(...legacyExternalGrants(prefix));
   // The keys' topic is for the services that need the keys: an auditor or a re-drive has no use for them.
   for (const type of eventTypes.filter((t) => !(keyEventTypes as readonly string[]).includes(t))) {
     grants.push({ principal: 'auditor', resource: 'topic', name: topic(type), operation: 'READ' });
@@ -68,12 +67,37 @@ export function aclPlan(prefix: string): Grant[] {
 }
 
 /**
+ * The single-partner default, `external`: it requests on the shared topics (for users of no
+ * partner's namespace) and reads the shared outcome topics, which hold every user's outcomes, a
+ * partner's users' too. Kept for a deprecation period (LEGACY_EXTERNAL, on by default); a deployment
+ * with partners turns it off once its integrations moved (docs/ingress.md).
+ */
+function legacyExternalGrants(prefix: string): Grant[] {
+  return [
+    ...externalEvents.produces.map((type) => ({
+      principal: 'external' as const,
+      resource: 'topic' as const,
+      name: topicFor(type, prefix),
+      operation: 'WRITE' as const,
+    })),
+    ...externalEvents.consumes.map((type) => ({
+      principal: 'external' as const,
+      resource: 'topic' as const,
+      name: topicFor(type, prefix),
+      operation: 'READ' as const,
+    })),
+    { principal: 'external', resource: 'group', name: `${prefix}external-`, prefixed: true, operation: 'READ' },
+  ];
+}
+
+/**
  * Grants an earlier version of the plan made and this one does not: withdrawn when a stack is
  * provisioned again, so that an upgraded deployment keeps least privilege too.
  */
-export function withdrawnGrants(prefix: string): Grant[] {
+export function withdrawnGrants(prefix: string, withLegacyExternal = legacyExternalOn(process.env)): Grant[] {
   // The console once re-drove by writing event topics itself, and logged its re-drives.
   return [
+    ...(withLegacyExternal ? [] : legacyExternalGrants(prefix)),
     ...eventTypes.map((type) => ({ principal: 'console' as const, resource: 'topic' as const, name: topicFor(type, prefix), operation: 'WRITE' as const })),
     ...Object.keys(serviceEvents).map((service) => ({
       principal: 'console' as const,
@@ -117,10 +141,17 @@ export async function provisionTopicsAndAcls(
       { topic: redriveRequestTopic(`${prefix}${service}`), partitions: 1 },
     ]),
   ]);
+  return applyGrants(adminKafka, aclPlan(prefix), withdrawnGrants(prefix));
+}
+
+/**
+ * Creates `grants` and deletes `withdrawn`, and waits until the broker enforces them; a broker run
+ * without an authorizer (a plain development broker) takes none.
+ */
+export async function applyGrants(adminKafka: Kafka, grants: Grant[], withdrawn: Grant[] = []): Promise<'acls granted' | 'no authorizer'> {
   const admin = adminKafka.admin();
   await admin.connect();
   try {
-    // A broker run without an authorizer (a plain development broker) takes topics but no ACLs.
     const security = await admin
       .describeAcls({
         resourceType: AclResourceTypes.ANY,
@@ -136,9 +167,9 @@ export async function provisionTopicsAndAcls(
         },
       );
     if (security === 'off') return 'no authorizer';
-    const bindings = aclPlan(prefix).map(bindingOf);
-    await admin.createAcls({ acl: bindings });
-    await admin.deleteAcls({ filters: withdrawnGrants(prefix).map(bindingOf) });
+    const bindings = grants.map(bindingOf);
+    if (bindings.length > 0) await admin.createAcls({ acl: bindings });
+    if (withdrawn.length > 0) await admin.deleteAcls({ filters: withdrawn.map(bindingOf) });
     await untilEnforced(admin, bindings);
     return 'acls granted';
   } finally {

@@ -14,3 +14,13 @@ export function keyCompactionAfterMs(env: NodeJS.ProcessEnv = process.env): numb
   const read = new EnvReader(env, 'provisioning');
   return read.done(read.duration('USER_DATA_KEY_COMPACTION', '1h'));
 }
+
+/**
+ * LEGACY_EXTERNAL (`on` by default), read by provisioning: whether the single-partner default
+ * principal `external` keeps its grants on the shared request and outcome topics. `off` withdraws
+ * them at the next provisioning (docs/ingress.md, moving to a partner).
+ */
+export function legacyExternalOn(env: NodeJS.ProcessEnv = process.env): boolean {
+  const read = new EnvReader(env, 'provisioning');
+  return read.done(read.flag('LEGACY_EXTERNAL', true));
+}

@@ -1,7 +1,7 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import * as avro from 'avsc';
 import TimeoutMiddleware from 'mappersmith/middleware/timeout';
-import { DomainEvent, EventType, eventTypes, isEventType, loadSchema, subjectFor, topicFor } from '@app/events';
+import { DomainEvent, EventType, eventTypes, isEventType, loadSchema, partnerTopicOf, subjectFor, topicFor } from '@app/events';
 import { retry, withDeadline, withJitter } from '@app/timing';
 import { isInfrastructureError, PlatformError } from '@app/failures';
 import { basicAuthorization, registryAuthFromEnv, RegistryCredentials } from './security/registry-credentials';
@@ -49,9 +49,9 @@ export class EventCodec {
     return topicFor(eventType, this.topicPrefix);
   }
 
-  /** The event type a topic carries, or undefined for a topic that is not an event topic of ours. */
+  /** The event type a topic carries (a partner's topics included), or undefined for a topic that is not an event topic of ours. */
   typeOfTopic(topic: string): EventType | undefined {
-    return eventTypes.find((type) => this.topicFor(type) === topic);
+    return eventTypes.find((type) => this.topicFor(type) === topic) ?? partnerTopicOf(topic, this.topicPrefix)?.eventType;
   }
 
   /**

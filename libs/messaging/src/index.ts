@@ -4,7 +4,7 @@
  * Everything else in the library is its own (dependency-cruiser refuses a deep import); its tests
  * and the relay benchmark reach the parts through `@app/messaging/testing`.
  */
-export { MessagingModule, type HandlerSource } from './messaging.module';
+export { KAFKA, MessagingModule, type HandlerSource } from './messaging.module';
 export { setBased, type BatchContext, type EventHandlers, type HandlerContext } from './inbox/event-handlers';
 export { outbox } from './outbox/outbox';
 export { messagingMigrations } from './messaging.migrations';

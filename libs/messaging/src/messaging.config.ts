@@ -11,6 +11,8 @@ export interface MessagingConfig {
     partitionsConcurrently: number;
     outageMaxDelayMs: number;
     progress: { intervalMs: number; stallAfterMs: number };
+    /** How often a consumer that reads more than its handled types' topics (tasks: the partners') looks for new ones. */
+    moreTopicsEveryMs: number;
   };
   /** Undefined keeps inbox rows forever (the default): topics are replayable, so the inbox must remember. */
   inboxRetentionMs?: number;
@@ -38,6 +40,7 @@ export function loadMessagingConfig(env: NodeJS.ProcessEnv = process.env): Messa
       outageMaxDelayMs: read.duration('CONSUMER_OUTAGE_MAX_DELAY', '10s'),
       // Lag read from the broker on this timer; lag without progress this long is a stall (/health, metric, alert).
       progress: { intervalMs: read.duration('CONSUMER_PROGRESS_INTERVAL', '10s'), stallAfterMs: read.duration('CONSUMER_STALL_AFTER', '2m') },
+      moreTopicsEveryMs: read.duration('PARTNER_DISCOVERY_INTERVAL', '10s'),
     },
     inboxRetentionMs: env.INBOX_RETENTION ? read.duration('INBOX_RETENTION', '0ms') : undefined,
   });

@@ -22,6 +22,8 @@ export const MESSAGING_CONFIG = Symbol('MESSAGING_CONFIG');
 /** A service's handlers, as an injectable so that they can use the service's own providers. */
 export interface HandlerSource {
   handlers(): EventHandlers;
+  /** Topics to read besides the handled types' own (see ConsumerOptions.moreTopics). */
+  moreTopics?(): Promise<string[]>;
 }
 
 /**
@@ -46,6 +48,7 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
                 handlers: source.handlers(),
                 topicPartitions: messaging.topicPartitions,
                 ...messaging.consumer,
+                moreTopics: source.moreTopics ? () => source.moreTopics!() : undefined,
               }),
           },
         ]

@@ -1,5 +1,5 @@
 import { localAuthFiles } from '@app/auth';
-import type { KafkaPrincipal } from '@app/events';
+import type { KafkaPrincipal, PartnerPrincipal } from '@app/events';
 import { localPassword, passwordFromFile } from './secret-files';
 
 /**
@@ -28,12 +28,12 @@ export function basicAuthorization(credentials: RegistryCredentials | undefined)
 }
 
 /** The local stack's registry credential for a principal, as `npm run stack:up` made it; undefined without one. */
-export function localRegistryCredentials(principal: KafkaPrincipal, stackDir?: string): RegistryCredentials | undefined {
+export function localRegistryCredentials(principal: KafkaPrincipal | PartnerPrincipal, stackDir?: string): RegistryCredentials | undefined {
   return localPassword(localAuthFiles(stackDir).registryCredentials, principal);
 }
 
 /** The environment a client of the local stack needs to use the registry as `principal`. */
-export function localRegistryEnv(principal: KafkaPrincipal, stackDir?: string): Record<string, string> {
+export function localRegistryEnv(principal: KafkaPrincipal | PartnerPrincipal, stackDir?: string): Record<string, string> {
   const credentials = localRegistryCredentials(principal, stackDir);
   return credentials ? { SCHEMA_REGISTRY_USERNAME: credentials.username, SCHEMA_REGISTRY_PASSWORD: credentials.password } : {};
 }

@@ -41,7 +41,7 @@ export function handlerContextFor(trx: Knex.Transaction, { consumer, topic, part
     partition,
     offset: message.offset,
     // Stamped with this consumer's service: a handler cannot write in another producer's name.
-    publish: (event) => addToOutbox(trx, { ...event, producer: consumer }, traceparent),
+    publish: (event, copyTo) => addToOutbox(trx, { ...event, producer: consumer }, traceparent, copyTo),
     afterCommit: (then) => afterCommit(trx, then),
   };
 }

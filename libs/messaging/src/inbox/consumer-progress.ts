@@ -24,7 +24,7 @@ interface PartitionSeen {
  * partition with lag whose committed offset does not move is stalled; /health and a metric say so.
  */
 export class ConsumerProgress {
-  private admin?: Admin;
+  private admin?: Promise<Admin>;
   private timer?: NodeJS.Timeout;
   private reading?: Promise<void>;
   private seen = new Map<string, PartitionSeen>();
@@ -47,13 +47,17 @@ export class ConsumerProgress {
     this.timer.unref();
   }
 
-  /** Stops the timer; a read in flight is left to fail on the disconnected client (it changes nothing). */
+  /**
+   * Stops the timer and disconnects the client once a read in flight is done: a client still
+   * connecting when it stopped was once left connected, and kept a test run from exiting.
+   */
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
+    await this.reading;
     const admin = this.admin;
     this.admin = undefined;
-    await admin?.disconnect().catch(() => undefined);
+    await (await admin?.catch(() => undefined))?.disconnect().catch(() => undefined);
   }
 
   /** Asks the broker once; exported for tests that must not wait for the timer. */
@@ -101,12 +105,15 @@ export class ConsumerProgress {
       });
   }
 
-  private async connectedAdmin(): Promise<Admin> {
+  /** One client, kept while the consumer runs; a stop disconnects it, connected or still connecting. */
+  private connectedAdmin(): Promise<Admin> {
     if (!this.admin) {
       // Few retries: the next tick asks again, and a stop must not wait on kafkajs' backoff.
       const admin = this.kafka.admin({ retry: { retries: 1 } });
-      await admin.connect();
-      this.admin = admin;
+      const ready = (this.admin = admin.connect().then(() => admin));
+      ready.catch(() => {
+        if (this.admin === ready) this.admin = undefined;
+      });
     }
     return this.admin;
   }

@@ -2,16 +2,18 @@ import { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
 import type { Consumer, Kafka } from 'kafkajs';
 import { deadLetterTopicFor, EventType, eventTypes, redriveLogTopic, redriveRequestTopic } from '@app/events';
-import { BackoffPolicy, exponentialDelay } from '@app/timing';
+import { exponentialDelay } from '@app/timing';
 import { ensureTopics, EventCodec, fetchWaitMs, IdempotentProducer } from '@app/kafka';
-import { EventHandlers } from './event-handlers';
-import { ConsumerProgress, ProgressOptions } from './consumer-progress';
+import { ConsumerProgress } from './consumer-progress';
 import { Gathering } from './gathering';
 import { BatchParts, handleBatch } from './batch-handling';
 import { ConsumerStats, MessageAt, MessageDelivery } from './message-delivery';
 import { OffsetCommits } from './offset-commits';
 import { RedriveRequests } from './redrive-requests';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ConsumerOptions, ConsumerStatus } from './consumer-options';
+
+export type { ConsumerOptions, ConsumerStatus } from './consumer-options';
 
 /** Messages of several partitions handled in one transaction at most (see Gathering). */
 const maxGathered = 200;
@@ -19,28 +21,6 @@ const maxGathered = 200;
 const commitIntervalMs = 1000;
 
 export type { ConsumerStats } from './message-delivery';
-
-export interface ConsumerOptions {
-  /** The consumer's name: the inbox's `consumer` column, and (behind the topic prefix) its group id. */
-  name: string;
-  handlers: EventHandlers;
-  /** In-place attempts of a failing handler before its message is dead-lettered. */
-  maxAttempts: number;
-  retryBackoff: BackoffPolicy;
-  topicPartitions: number;
-  sessionTimeoutMs?: number;
-  /** Partitions processed at once, so that one waiting partition does not hold up the others. */
-  partitionsConcurrently?: number;
-  /** How long, at most, between two tries while a dependency is down. */
-  outageMaxDelayMs?: number;
-  /** Create missing topics (an admin's client, in tests); a service's principal only checks they exist. */
-  createTopics?: boolean;
-  /** How often lag is read from the broker, and how long lag without progress makes a stall. */
-  progress?: ProgressOptions;
-}
-
-/** Where the consumer stands, for /health: only `joined` means it is doing its work. */
-export type ConsumerStatus = 'stopped' | 'starting' | 'joined' | 'rebalancing' | 'crashed';
 
 /**
  * Runs handlers exactly once per event id: for each message, in one transaction, the inbox row,
@@ -70,6 +50,8 @@ export class ConsumerRunner {
   private readonly redrives: RedriveRequests;
   private readonly offsets: OffsetCommits;
   private readonly batchParts: BatchParts;
+  private extraTopics: string[] = [];
+  private topicsWatch?: NodeJS.Timeout;
 
   constructor(
     knex: Knex,
@@ -155,7 +137,21 @@ export class ConsumerRunner {
   }
 
   topics(): string[] {
-    return this.handledTypes().map((type) => this.codec.topicFor(type));
+    return [...this.handledTypes().map((type) => this.codec.topicFor(type)), ...this.extraTopics];
+  }
+
+  /**
+   * Asks `moreTopics` again and, when they changed, leaves the group and joins it again with them
+   * (kafkajs reads a subscription's topics once): what a new partner's topics take. Handled offsets
+   * are committed first. A consumer not joined reads them at its next start.
+   */
+  private async followMoreTopics(): Promise<void> {
+    if (!this.options.moreTopics || this.status !== 'joined') return;
+    const topics = [...(await this.options.moreTopics().catch(() => this.extraTopics))].sort();
+    if (topics.join() === this.extraTopics.join() || this.status !== 'joined') return;
+    this.logger.log(`topics changed (${topics.length} besides its own): joining again`);
+    await this.disconnectConsumer();
+    this.wakeRunner?.();
   }
 
   /**
@@ -197,6 +193,7 @@ export class ConsumerRunner {
     this.status = 'starting';
     this.stopping = false;
     this.progress.start();
+    this.extraTopics = [...((await this.options.moreTopics?.()) ?? [])].sort();
     await ensureTopics(
       this.kafka,
       [
@@ -219,12 +216,14 @@ export class ConsumerRunner {
     });
     await this.redrives.start();
     this.offsets.start();
+    if (this.options.moreTopics) this.topicsWatch ??= setInterval(() => void this.followMoreTopics(), this.options.moreTopicsEveryMs ?? 10_000);
   }
 
   /** Lets the batch in flight finish, commits its offsets, and leaves the group. */
   async stop(): Promise<void> {
     this.keepRunning = false;
     this.stopping = true;
+    clearInterval(this.topicsWatch);
     await this.progress.stop();
     this.wakeRunner?.();
     await this.running;
@@ -236,10 +235,13 @@ export class ConsumerRunner {
   private async disconnectConsumer(): Promise<void> {
     await this.redrives.stop();
     this.offsets.stop();
-    await this.offsets.commitResolved();
     const consumer = this.consumer;
     this.consumer = undefined;
-    await consumer?.disconnect().catch((error) => this.logger.warn(`disconnecting the consumer failed: ${(error as Error).message}`));
+    if (!consumer) return;
+    await this.offsets.commitResolved();
+    await consumer.disconnect().catch((error) => this.logger.warn(`disconnecting the consumer failed: ${(error as Error).message}`));
+    // Its group's client is gone: a commit through it would connect a client nobody disconnects.
+    this.offsets.forget();
   }
 
   private handledTypes(): EventType[] {

@@ -4,8 +4,11 @@ import type { DomainEvent, EventOf, EventType } from '@app/events';
 export interface HandlerContext {
   /** The transaction the inbox row commits in: write every business row through it. */
   trx: Knex.Transaction;
-  /** Adds an event to the outbox in the same transaction, carrying the incoming trace on, as this service's. */
-  publish(event: DomainEvent): Promise<void>;
+  /**
+   * Adds an event to the outbox in the same transaction, carrying the incoming trace on, as this
+   * service's; `copyTo` names topics (behind the prefix) a copy goes to besides its own (a partner's).
+   */
+  publish(event: DomainEvent, copyTo?: string[]): Promise<void>;
   /** Runs `then` once the transaction has committed (a worker's wake-up, a clean-up); never on rollback. */
   afterCommit(then: () => unknown): void;
   topic: string;

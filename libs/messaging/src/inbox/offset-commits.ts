@@ -40,6 +40,11 @@ export class OffsetCommits {
     this.timer = undefined;
   }
 
+  /** The consumer it committed through has left: nothing to commit until the next one's first batch. */
+  forget(): void {
+    this.committer = undefined;
+  }
+
   /** Called by every batch, before it handles anything. */
   batchStarted(committer: Committer): void {
     this.committer = committer;

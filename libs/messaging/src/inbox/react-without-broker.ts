@@ -9,14 +9,15 @@ import { Reactions } from './reactions';
  * Events of one type handed to a consumer's handlers as the delivery hands a batch over — their inbox rows, then
  * the new ones to their reaction, in one transaction that publishes through the real outbox — but
  * read from no broker: for a reaction's own int spec, which sees what it writes and publishes. Says
- * which events were new to the inbox; throws what the reaction threw.
+ * which events were new to the inbox; throws what the reaction threw. `topic` is the topic they are
+ * said to come from (a partner's, say).
  */
-export async function reactWithoutBroker(knex: Knex, consumer: string, handlers: EventHandlers, events: DomainEvent[]): Promise<boolean[]> {
+export async function reactWithoutBroker(knex: Knex, consumer: string, handlers: EventHandlers, events: DomainEvent[], topic?: string): Promise<boolean[]> {
   const arrivals = events.map((event, i) => ({
     event,
     consumed: {
       consumer,
-      topic: `${event.eventType} (no broker)`,
+      topic: topic ?? `${event.eventType} (no broker)`,
       partition: 0,
       message: { key: null, value: null, offset: String(i), timestamp: '0', attributes: 0, headers: {} },
     },

@@ -13,14 +13,38 @@ import { outboxCommitted, outboxSignal } from './outbox-signal';
  * handled, a model attempt), so the relay publishes it in that trace. Without tracing, `traceparent`
  * (that of the message being handled, if any) is continued instead.
  */
-export async function addToOutbox(trx: Knex.Transaction, event: DomainEvent, traceparent?: string): Promise<void> {
-  await addAllToOutbox(trx, [{ event, traceparent: traceparentOf() ?? childTraceparent(traceparent, event.correlationId) }]);
+export async function addToOutbox(trx: Knex.Transaction, event: DomainEvent, traceparent?: string, copyTo: string[] = []): Promise<void> {
+  await addAllToOutbox(trx, [{ event, traceparent: traceparentOf() ?? childTraceparent(traceparent, event.correlationId), copyTo }]);
 }
 
-/** Events with the trace context each is published in, written by one statement (see addToOutbox). */
-export async function addAllToOutbox(trx: Knex.Transaction, rows: Array<{ event: DomainEvent; traceparent: string }>): Promise<void> {
-  if (rows.length === 0) return;
-  await trx('outbox').insert(rows.map(({ event, traceparent }) => outboxRowOf(event, traceparent)));
+/** An event to write, and the topics (behind the prefix) a copy of it goes to besides its own. */
+export interface OutboxEntry {
+  event: DomainEvent;
+  traceparent: string;
+  copyTo?: string[];
+}
+
+/**
+ * The topics, behind the prefix, an event is copied to besides its own, by a rule of the service
+ * (tasks copies an outcome to its user's partner); a copy is a row of its own, published with the
+ * same eventId. None unless a service sets it at boot (see copyOutboxEvents).
+ */
+export type OutboxCopies = (event: DomainEvent) => string[];
+let copiesOf: OutboxCopies = () => [];
+
+/** The service's rule for copies, set once as it boots. */
+export function copyOutboxEvents(rule: OutboxCopies): void {
+  copiesOf = rule;
+}
+
+/** Events with the trace context each is published in, and their copies, written by one statement (see addToOutbox). */
+export async function addAllToOutbox(trx: Knex.Transaction, entries: OutboxEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const rows = entries.flatMap(({ event, traceparent, copyTo = [] }) => {
+    const row = outboxRowOf(event, traceparent);
+    return [row, ...[...new Set([...copyTo, ...copiesOf(event)])].map((topic) => ({ ...row, topic }))];
+  });
+  await trx('outbox').insert(rows);
   wakeRelayOnCommit(trx);
 }
 

@@ -41,3 +41,23 @@ export const outboxPlaces: Migration = {
     });
   },
 };
+
+/**
+ * A row may name the topic it goes to (behind the deployment's prefix): a copy of an event for one
+ * partner's own outcome topic, beside the event on its own topic (see outbox copies). An event is
+ * then written once per topic, so its id is unique per topic.
+ */
+export const outboxCopies: Migration = {
+  name: '000-outbox-copies',
+  async up(knex) {
+    await knex.schema.alterTable('outbox', (t) => t.text('topic'));
+    await knex.raw('alter table outbox drop constraint outbox_event_id_unique');
+    await knex.raw("create unique index outbox_event_topic on outbox (event_id, coalesce(topic, ''))");
+  },
+  async down(knex) {
+    await knex.raw('drop index outbox_event_topic');
+    await knex.raw('delete from outbox where topic is not null');
+    await knex.raw('alter table outbox add constraint outbox_event_id_unique unique (event_id)');
+    await knex.schema.alterTable('outbox', (t) => t.dropColumn('topic'));
+  },
+};

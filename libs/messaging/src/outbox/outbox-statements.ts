@@ -30,7 +30,7 @@ const markBindings = (rows: Acknowledged[]): Knex.Value[] => [
 export function readUnpublished(knex: Knex, session: Client, after: string, limit: number, marking: Acknowledged[]): Promise<OutboxRow[]> {
   let query = knex('outbox as o')
     .connection(session)
-    .select('o.id', 'o.event_type', 'o.message_key', 'o.payload', 'o.headers')
+    .select('o.id', 'o.event_type', 'o.message_key', 'o.payload', 'o.headers', 'o.topic')
     .whereNull('o.published_at')
     .whereNull('o.parked_at')
     .where('o.id', '>', after)

@@ -1,4 +1,4 @@
-import { addAllToOutbox, addToOutbox, outboxRowOf, wakeRelay, wakeRelayOnCommit } from './add-to-outbox';
+import { addAllToOutbox, addToOutbox, copyOutboxEvents, outboxRowOf, wakeRelay, wakeRelayOnCommit } from './add-to-outbox';
 import { republish } from './republish';
 
 /**
@@ -10,7 +10,9 @@ export const outbox = {
   add: addToOutbox,
   /** Several events with their trace contexts, by one statement. */
   addAll: addAllToOutbox,
-  /** An event's row, for a statement that writes it beside other rows; call `wakeRelayOnCommit` after. */
+  /** The service's rule for copies of its events on other topics (a partner's), set once at boot. */
+  copyEvents: copyOutboxEvents,
+  /** An event's row, for a statement that writes it beside other rows (no copies); call `wakeRelayOnCommit` after. */
   rowOf: outboxRowOf,
   wakeRelayOnCommit,
   /** After a statement that committed on its own wrote outbox rows. */

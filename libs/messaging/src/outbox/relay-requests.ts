@@ -9,6 +9,8 @@ export interface OutboxRow {
   message_key: string;
   payload: DomainEvent;
   headers: Record<string, string>;
+  /** A copy's own topic, behind the prefix; null for the event's own topic. */
+  topic: string | null;
 }
 
 /** A row ready to send: its topic, its Kafka message and about how many bytes it takes in a request. */
@@ -29,7 +31,7 @@ export async function encodeRows(codec: EventCodec, rows: OutboxRow[]): Promise<
     const headerBytes = Object.entries(row.headers).reduce((sum, [k, v]) => sum + k.length + String(v).length, 0);
     encoded.push({
       row,
-      topic: codec.topicFor(row.payload.eventType),
+      topic: row.topic ? codec.topicPrefix + row.topic : codec.topicFor(row.payload.eventType),
       message: { key: row.message_key, value, headers: row.headers },
       bytes: value.length + row.message_key.length + headerBytes + recordOverheadBytes,
     });

@@ -31,4 +31,15 @@ describe('tasks: an outside TaskCancelRequested → TaskCancelled, or TaskCancel
     ]);
     expect(await world.db('tasks').where({ task_id: request.taskId }).first('state')).toEqual({ state: 'QUEUED' });
   });
+
+  it("refuses a partner's cancel for a user outside its namespace as NOT_YOUR_USER, to that partner, and the task runs on", async () => {
+    const request = requested('globex:carl');
+    await world.reactOn('partner.globex.task-requested', handlers, request);
+    const refused = await world.reactOn('partner.acme.task-cancel-requested', handlers, cancelRequested('globex:carl', request.taskId));
+    expect(refused).toEqual([expect.objectContaining({ eventType: 'TaskCancelRejected', reason: 'NOT_YOUR_USER', state: null })]);
+    expect(await world.db('outbox').where({ event_id: refused[0].eventId }).whereNotNull('topic').pluck('topic')).toEqual([
+      'partner.acme.task-cancel-rejected',
+    ]);
+    expect(await world.db('tasks').where({ task_id: request.taskId }).first('state')).toEqual({ state: 'QUEUED' });
+  });
 });

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { causedBy, EventOf } from '@app/events';
+import { causedBy, EventOf, mayActFor, partnerTopicFor } from '@app/events';
 import type { HandlerContext } from '@app/messaging';
 import { applyToTask } from '../../projection/apply-to-task';
 import { acceptanceOf } from '../../submit/acceptance';
@@ -19,10 +19,25 @@ const route = 'kafka task-requested';
  * An outside TaskRequested is adopted — its TaskAccepted, written by tasks alone, is what quota and
  * generation act on — or answered with TaskRejected, as adoption.rules decides. The user's lock is
  * taken before the open tasks are counted and the key looked up, so two requests of one user are
- * decided one after the other, on every instance.
+ * decided one after the other, on every instance. A request from a partner (its own topic) for a
+ * user outside its namespace, or on the shared topic for a partner's user, is refused before
+ * anything is read or locked: NOT_YOUR_USER. Refusals go to the partner that asked, on its topic too.
  */
-export async function adoptRequest(event: EventOf<'TaskRequested'>, context: HandlerContext, config: TasksConfig, personal: PersonalData): Promise<void> {
-  const { trx, publish } = context;
+export async function adoptRequest(
+  event: EventOf<'TaskRequested'>,
+  context: HandlerContext,
+  config: TasksConfig,
+  personal: PersonalData,
+  partner?: string,
+): Promise<void> {
+  const { trx } = context;
+  const refuse = (reason: string) =>
+    context.publish(
+      causedBy(event, 'TaskRejected', { reason, idempotencyKey: event.idempotencyKey }),
+      partner ? [partnerTopicFor(partner, 'TaskRejected')] : [],
+    );
+  if (!mayActFor(partner, event.userId)) return refuse('NOT_YOUR_USER');
+  const { publish } = context;
   // The same limits as POST /tasks, bytes first: an outside producer is no more trusted than an HTTP caller.
   const oversized = inputTooLarge(event.input, config.inputLimits);
   const input = oversized ? undefined : parsedInput(event.input);
@@ -43,13 +58,13 @@ export async function adoptRequest(event: EventOf<'TaskRequested'>, context: Han
     case 'ignore':
       return;
     case 'reject':
-      return publish(causedBy(event, 'TaskRejected', { reason: adoption.reason, idempotencyKey: event.idempotencyKey }));
+      return refuse(adoption.reason);
     case 'accept-again':
       return accept(await sealed(event, context, personal), context);
     case 'accept': {
       // POST /tasks takes slots without the user's lock: the count read above may be one short.
       if (!(await takeOpenTaskSlot(trx, event.userId, config.userMaxOpenTasks))) {
-        return publish(causedBy(event, 'TaskRejected', { reason: 'TOO_MANY_OPEN_TASKS', idempotencyKey: event.idempotencyKey }));
+        return refuse('TOO_MANY_OPEN_TASKS');
       }
       if (scope && hash && (await claimKey(trx, scope, hash, event.taskId, config.idempotencyTtlMs))) {
         throw new Error(`idempotency key ${scope.key} of ${event.userId} was claimed while the user was locked`);

@@ -40,4 +40,18 @@ describe('tasks: an outside TaskRequested → TaskAccepted, or TaskRejected', ()
     await world.react(handlers, first);
     expect(await world.react(handlers, requested('cy', 'not json', null, first.taskId))).toEqual([]);
   });
+
+  it("refuses a partner's request for a user outside its namespace, to that partner alone, touching nothing", async () => {
+    const forged = requested('globex:dave');
+    const published = await world.reactOn('partner.acme.task-requested', handlers, forged);
+    expect(published).toEqual([expect.objectContaining({ eventType: 'TaskRejected', reason: 'NOT_YOUR_USER', userId: 'globex:dave' })]);
+    expect(await world.db('tasks').where({ task_id: forged.taskId }).first()).toBeUndefined();
+    expect(await world.db('outbox').where({ event_id: published[0].eventId }).pluck('topic')).toEqual(
+      expect.arrayContaining([null, 'partner.acme.task-rejected']),
+    );
+    // The shared topic acts for no partner's user; a partner for its own
+    expect(await world.react(handlers, requested('acme:erin'))).toEqual([expect.objectContaining({ reason: 'NOT_YOUR_USER' })]);
+    const own = await world.reactOn('partner.acme.task-requested', handlers, requested('acme:erin'));
+    expect(own.map((e) => e.eventType)).toEqual(['UserDataKey', 'TaskAccepted']);
+  });
 });

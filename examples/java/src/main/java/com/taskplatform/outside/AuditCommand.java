@@ -62,7 +62,8 @@ final class AuditCommand {
 
   /**
    * The event topics this principal may read: the ones the brokers show it (ACLs hide the rest)
-   * behind the prefix, but for dead letters and re-drive logs, which are no events of the contract.
+   * behind the prefix, the partners' request topics among them (`partner.<name>.task-requested`),
+   * but for dead letters and re-drive logs, which are no events of the contract.
    */
   private static List<TopicPartition> eventPartitions(Settings settings, KafkaConsumer<String, byte[]> consumer) throws Exception {
     Set<String> topics = new TreeSet<>();
@@ -71,7 +72,8 @@ final class AuditCommand {
       for (String name : admin.listTopics().names().get()) {
         if (!name.startsWith(settings.prefix)) continue;
         String rest = name.substring(settings.prefix.length());
-        if (rest.matches("[a-z]+(-[a-z]+)+") && !rest.startsWith("dead-letters") && !rest.contains("redrive") && !rest.contains(".")) topics.add(name);
+        boolean event = rest.matches("(partner\\.[a-z][a-z0-9-]*\\.)?[a-z]+(-[a-z]+)+");
+        if (event && !rest.startsWith("dead-letters") && !rest.contains("redrive")) topics.add(name);
       }
     }
     List<TopicPartition> partitions = new ArrayList<>();

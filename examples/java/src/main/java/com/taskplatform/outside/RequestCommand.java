@@ -29,7 +29,7 @@ final class RequestCommand {
   static void run(Settings settings, Arguments args) throws Exception {
     Registry registry = new Registry(settings);
     String taskId = args.value("task-id", UUID.randomUUID().toString());
-    Registry.Latest latest = registry.latest(settings.topic("task-requested-value"));
+    Registry.Latest latest = registry.latest(settings.subject("task-requested"));
     GenericRecord request = new GenericData.Record(latest.schema());
     request.put("eventId", UUID.randomUUID().toString());
     request.put("eventType", "TaskRequested");
@@ -65,10 +65,10 @@ final class RequestCommand {
     }
   }
 
-  /** A group of its own (its name starts with `external-`, as the principal's ACLs ask), from the beginning. */
+  /** A group of its own (named as the principal's ACLs ask), from the beginning. */
   private static KafkaConsumer<String, byte[]> outcomeConsumer(Settings settings) {
     Properties props = settings.kafka("java-example-consumer");
-    props.put("group.id", settings.topic("external-java-" + UUID.randomUUID()));
+    props.put("group.id", settings.group("java-" + UUID.randomUUID()));
     props.put("auto.offset.reset", "earliest");
     props.put("enable.auto.commit", "false");
     return new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());

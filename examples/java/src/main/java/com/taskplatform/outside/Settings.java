@@ -6,7 +6,8 @@ import java.util.Properties;
  * Where the platform is and who this system is, from the same variables as the Node example:
  * KAFKA_BROKERS, KAFKA_USERNAME and KAFKA_PASSWORD (SCRAM-SHA-512), KAFKA_SSL_CA (a PEM file: the TLS
  * listener), SCHEMA_REGISTRY_URL with SCHEMA_REGISTRY_USERNAME and SCHEMA_REGISTRY_PASSWORD (HTTP
- * Basic), and TOPIC_PREFIX.
+ * Basic), TOPIC_PREFIX, and PARTNER: the partner this system is (`npm run partner:add -- <name>`),
+ * whose own topics it writes and reads; without it, the deprecated shared topics of `external`.
  */
 final class Settings {
   final String brokers = env("KAFKA_BROKERS", "127.0.0.1:19092");
@@ -14,6 +15,7 @@ final class Settings {
   final String registryUser = env("SCHEMA_REGISTRY_USERNAME", "");
   final String registryPassword = env("SCHEMA_REGISTRY_PASSWORD", "");
   final String prefix = env("TOPIC_PREFIX", "");
+  final String partner = env("PARTNER", "");
   private final String username = env("KAFKA_USERNAME", "");
   private final String password = env("KAFKA_PASSWORD", "");
   private final String sslCa = env("KAFKA_SSL_CA", "");
@@ -23,8 +25,19 @@ final class Settings {
     return value == null || value.isEmpty() ? fallback : value;
   }
 
+  /** A topic of the contract: the partner's own (`partner.<name>.task-requested`), or the shared one. */
   String topic(String name) {
-    return prefix + name;
+    return partner.isEmpty() ? prefix + name : prefix + "partner." + partner + "." + name;
+  }
+
+  /** An event's registry subject: one per event, whichever topic carries it. */
+  String subject(String topicName) {
+    return prefix + topicName + "-value";
+  }
+
+  /** A consumer group of its own, named as its principal's ACLs ask. */
+  String group(String name) {
+    return prefix + (partner.isEmpty() ? "external-" : "partner-" + partner + "-") + name;
   }
 
   /** The client settings every producer, consumer and admin client here starts from. */

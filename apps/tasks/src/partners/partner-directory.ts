@@ -1,0 +1,54 @@
+import type { Admin, Kafka } from 'kafkajs';
+import { DomainEvent, EventType, namespaceOf, partnerTopicFor, partnerTopicOf, partnerTopics } from '@app/events';
+
+/** Outcomes that follow a task to its user's partner; refusals go to the partner that asked (see the reactions). */
+const followsTheUser: EventType[] = ['TaskCompleted', 'TaskFailed'];
+
+/**
+ * The partners tasks serves, as the broker shows them: a partner's request topics are those its
+ * principal may read once `npm run partner:add` granted them, so listing the topics it may see
+ * lists the partners (nothing else to keep in step). Asked by the consumer at each start and on a
+ * timer; a new partner's topics are read within that interval.
+ */
+export class PartnerDirectory {
+  private partners = new Set<string>();
+  private admin?: Promise<Admin>;
+
+  constructor(
+    private readonly kafka: Kafka,
+    private readonly topicPrefix: string,
+  ) {}
+
+  /** The request topics of every partner, read from the broker now. */
+  async requestTopics(): Promise<string[]> {
+    this.admin ??= this.connected(this.kafka.admin());
+    const topics = await (await this.admin).listTopics();
+    const found = topics.map((topic) => partnerTopicOf(topic, this.topicPrefix)).filter((t) => t?.eventType === 'TaskRequested');
+    this.partners = new Set(found.map((t) => t!.partner));
+    return [...this.partners].flatMap((partner) => partnerTopics(partner, this.topicPrefix).requests);
+  }
+
+  /** The partner topics (behind the prefix) a copy of `event` goes to: its user's partner's, for an outcome. */
+  copiesOf(event: DomainEvent): string[] {
+    if (!followsTheUser.includes(event.eventType)) return [];
+    const partner = namespaceOf(event.userId);
+    return partner && this.partners.has(partner) ? [partnerTopicFor(partner, event.eventType)] : [];
+  }
+
+  /** The partner a request came from, by its topic; undefined for the shared request topics. */
+  requesterOf(topic: string): string | undefined {
+    return partnerTopicOf(topic, this.topicPrefix)?.partner;
+  }
+
+  async stop(): Promise<void> {
+    const admin = await this.admin?.catch(() => undefined);
+    await admin?.disconnect();
+  }
+
+  /** An admin client once connected; a failed connection is tried again at the next ask. */
+  private connected(admin: Admin): Promise<Admin> {
+    const ready = admin.connect().then(() => admin);
+    ready.catch(() => (this.admin = undefined));
+    return ready;
+  }
+}

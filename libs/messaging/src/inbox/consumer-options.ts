@@ -1,0 +1,31 @@
+import { BackoffPolicy } from '@app/timing';
+import { EventHandlers } from './event-handlers';
+import { ProgressOptions } from './consumer-progress';
+
+export interface ConsumerOptions {
+  /** The consumer's name: the inbox's `consumer` column, and (behind the topic prefix) its group id. */
+  name: string;
+  handlers: EventHandlers;
+  /** In-place attempts of a failing handler before its message is dead-lettered. */
+  maxAttempts: number;
+  retryBackoff: BackoffPolicy;
+  topicPartitions: number;
+  sessionTimeoutMs?: number;
+  /** Partitions processed at once, so that one waiting partition does not hold up the others. */
+  partitionsConcurrently?: number;
+  /** How long, at most, between two tries while a dependency is down. */
+  outageMaxDelayMs?: number;
+  /** Create missing topics (an admin's client, in tests); a service's principal only checks they exist. */
+  createTopics?: boolean;
+  /** How often lag is read from the broker, and how long lag without progress makes a stall. */
+  progress?: ProgressOptions;
+  /**
+   * Topics read besides those of the handled types (a partner's requests): asked at every start and
+   * every `moreTopicsEveryMs` after; when they change, the consumer joins again with them.
+   */
+  moreTopics?: () => Promise<string[]>;
+  moreTopicsEveryMs?: number;
+}
+
+/** Where the consumer stands, for /health: only `joined` means it is doing its work. */
+export type ConsumerStatus = 'stopped' | 'starting' | 'joined' | 'rebalancing' | 'crashed';
