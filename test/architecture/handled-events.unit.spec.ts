@@ -10,7 +10,7 @@ import { TasksHandlers } from '../../apps/tasks/src/tasks.handlers';
  */
 describe("each service's handlers and its Kafka grants", () => {
   const handled = {
-    tasks: new TasksHandlers({} as never, {} as never, {} as never, { topicPrefix: '' } as never).handlers(),
+    tasks: new TasksHandlers({} as never, {} as never, {} as never, { topicPrefix: '' } as never, {} as never).handlers(),
     quota: new QuotaHandlers({ defaultQuota: 1 } as never).handlers(),
     generation: new GenerationHandlers({} as never, {} as never).handlers(),
     notification: new NotificationHandlers({} as never).handlers(),

@@ -111,7 +111,11 @@ describe("each service's handlers over one batch", () => {
 
   it('tasks: a task brought to its end twice in one batch gets one outcome, and attempts counted whatever their order', async () => {
     const db = await serviceDatabase('tasks', tasksMigrations);
-    const runner = await consumer('tasks', db, new TasksHandlers(loadTasksConfig({}), {} as never, {} as never, { topicPrefix: '' } as never).handlers());
+    const runner = await consumer(
+      'tasks',
+      db,
+      new TasksHandlers(loadTasksConfig({}), {} as never, {} as never, { topicPrefix: '' } as never, {} as never).handlers(),
+    );
     const [done, running] = [randomUUID(), randomUUID()];
     await produceAsOneBatch('QuotaDebited', [event('QuotaDebited', done, { amount: 1, balanceAfter: 1 })]);
     await waitFor(() => runner.stats.processed === 1, { what: 'the debit applied' });

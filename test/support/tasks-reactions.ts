@@ -7,7 +7,7 @@ import { eventOf } from './reaction-world';
 /** The tasks service's handlers as it builds them, with its default settings and a master key of their own. */
 export function tasksHandlers() {
   const masterKeys = masterKeysOf(JSON.stringify({ current: 'mk-1', keys: { 'mk-1': randomBytes(32).toString('base64') } }));
-  return new TasksHandlers(loadTasksConfig({}), new PersonalData(masterKeys), {} as never, { topicPrefix: '' } as never).handlers();
+  return new TasksHandlers(loadTasksConfig({}), new PersonalData(masterKeys), {} as never, { topicPrefix: '' } as never, {} as never).handlers();
 }
 
 /** An outside system's TaskRequested. */

@@ -6,6 +6,8 @@ import { databaseUrlFor, postgresDataDir, postgresProcess, startPostgres, stopPo
 import { runningPid, sleep } from '../stack/processes';
 import { registryProcess, startRegistry, stopRegistry } from '../stack/registry';
 import { stackUp } from '../stack/stack';
+import { addPartner } from '../stack/partners';
+import { campaignPartners } from './outside-systems';
 import { stopZipkin } from '../stack/zipkin';
 import { stopPrometheus } from '../stack/prometheus';
 import { KafkaNode, loadStackConfig, StackConfig } from '../stack/stack.config';
@@ -40,12 +42,14 @@ export function campaignStackConfig(rootDir: string, brokers: 1 | 3 = 1): StackC
   return loadStackConfig({ ...process.env, ...env });
 }
 
-/** Stops whatever an earlier run left, wipes its data (keeping the fetched jars), and starts afresh. */
+/** Stops whatever an earlier run left, wipes its data (keeping the fetched jars), and starts afresh, with the campaign's partners. */
 export async function freshCampaignStack(config: StackConfig, report: (line: string) => void): Promise<void> {
   await stopCampaignStack(config);
   for (const dir of ['data', 'run', 'auth', 'reports']) fs.rmSync(path.join(config.stackDir, dir), { recursive: true, force: true });
   fs.rmSync(postgresDataDir(config), { recursive: true, force: true });
   await stackUp(config, report);
+  for (const partner of campaignPartners) await addPartner(config, partner);
+  report(`partners  ${campaignPartners.join(', ')} (their principals, topics and grants)`);
 }
 
 export async function stopCampaignStack(config: StackConfig): Promise<void> {

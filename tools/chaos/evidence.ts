@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import { readToEnd } from '@app/kafka-admin';
 import * as path from 'node:path';
 import type { Kafka } from 'kafkajs';
-import { DomainEvent, EventType, eventTypes } from '@app/events';
+import { DomainEvent, EventType, eventTypes, partnerTopics } from '@app/events';
 import { isInfrastructureError } from '@app/failures';
 import { createKnex } from '@app/database';
 import { deadLetterHeaders } from '@app/dead-letters';
@@ -13,6 +13,7 @@ import { registryUrl, StackConfig } from '../stack/stack.config';
 import { services } from './cluster';
 import type { Evidence } from './invariants';
 import type { EraseOp, HistoryEntry } from './history';
+import { campaignPartners } from './outside-systems';
 import { retry } from '@app/timing';
 
 /**
@@ -40,10 +41,15 @@ export async function gatherEvidence(
 ): Promise<Evidence> {
   const codec = new EventCodec(registryUrl(stack), '', { auth: localRegistryCredentials('auditor', stack.stackDir) });
   const evidence: Evidence = { history, events: [], undecodable: 0, deadLetters: [], outbox: [], acknowledged: [], balances: [], granted };
-  await readToEnd(kafka, [...eventTypes.map((type) => codec.topicFor(type))], async ({ topic, partition, message }) => {
+  // Every event topic and the partners' request topics; the partners' copies of outcomes apart, not to count an outcome twice.
+  const partnerRequests = campaignPartners.flatMap((partner) => partnerTopics(partner).requests);
+  const partnerOutcomes = new Set(campaignPartners.flatMap((partner) => partnerTopics(partner).outcomes));
+  evidence.partnerCopies = [];
+  const topics = [...eventTypes.map((type) => codec.topicFor(type)), ...partnerRequests, ...partnerOutcomes];
+  await readToEnd(kafka, topics, async ({ topic, partition, message }) => {
     const event = await decodeOrNull(codec, message.value, codec.typeOfTopic(topic));
-    if (event) evidence.events.push({ event, topic, partition, offset: Number(message.offset) });
-    else evidence.undecodable++;
+    if (!event) evidence.undecodable++;
+    else (partnerOutcomes.has(topic) ? evidence.partnerCopies! : evidence.events).push({ event, topic, partition, offset: Number(message.offset) });
   });
   await readToEnd(
     kafka,
@@ -69,12 +75,12 @@ export async function gatherEvidence(
         );
       evidence.outbox.push({ service, unpublished: row.unpublished, parked: row.parked });
       // What the relay marked published: Kafka acknowledged each of these, at the place kept beside it.
-      const marked = await db('outbox').whereNotNull('published_at').select('event_id', 'event_type', 'kafka_partition', 'kafka_offset');
+      const marked = await db('outbox').whereNotNull('published_at').select('event_id', 'event_type', 'topic', 'kafka_partition', 'kafka_offset');
       for (const m of marked) {
         evidence.acknowledged.push({
           by: `${service} relay`,
           eventId: m.event_id,
-          topic: codec.topicFor(m.event_type),
+          topic: m.topic ?? codec.topicFor(m.event_type),
           partition: m.kafka_partition,
           offset: m.kafka_offset === null ? null : Number(m.kafka_offset),
         });
@@ -88,7 +94,7 @@ export async function gatherEvidence(
       evidence.acknowledged.push({
         by: 'outside producer',
         eventId: p.eventId,
-        topic: codec.topicFor('TaskRequested'),
+        topic: p.topic ?? codec.topicFor('TaskRequested'),
         partition: p.partition ?? null,
         offset: p.offset ?? null,
       });

@@ -1,38 +1,12 @@
-import { DomainEvent, identityProblems, isTaskEvent, keyEventTypes, topicFor } from '@app/events';
+import { identityProblems, isTaskEvent, keyEventTypes, topicFor } from '@app/events';
 import { errorCodes } from '@app/failures';
 import { audit } from '../audit/audit-invariants';
-import type { CancelOp, DeliveryEntry, EffectEntry, HistoryEntry, PublishOp, SubmitOp } from './history';
+import type { CancelOp, DeliveryEntry, EffectEntry, PublishOp, SubmitOp } from './history';
+import type { Evidence, InvariantResult } from './checked-evidence';
+import { partnerInvariants } from './partner-invariants';
+import { firstOccurrences, groupBy, outOfOrder } from './placed-events';
 
-/** An event as it sits on its topic. */
-export interface PlacedEvent {
-  event: DomainEvent;
-  topic: string;
-  partition: number;
-  offset: number;
-}
-
-/** Everything the checker reads: the history, the topics, and what the services hold. */
-export interface Evidence {
-  history: HistoryEntry[];
-  events: PlacedEvent[];
-  undecodable: number;
-  /** Each dead letter with the key its original message had. */
-  deadLetters: Array<{ topic: string; key: string; errorCode: string; errorMessage: string }>;
-  outbox: Array<{ service: string; unpublished: number; parked: number }>;
-  /** Every event a producer was told Kafka had written (acks=all), and where, when it was told. */
-  acknowledged: Array<{ by: string; eventId: string; topic: string; partition: number | null; offset: number | null }>;
-  balances: Array<{ user: string; balance: number }>;
-  granted: number;
-  /** Each erased user's latest erasure (as GET /users/{userId}/data tells it) and their tasks' inputs as GET /tasks/{id} shows them. */
-  erasures?: Array<{ user: string; status: string | null; requestedAt: string | null; tasks: Array<{ taskId: string; createdAt: string; input: unknown }> }>;
-}
-
-export interface InvariantResult {
-  invariant: string;
-  meaning: string;
-  violations: number;
-  examples: string[];
-}
+export type { Evidence, InvariantResult, PlacedEvent } from './checked-evidence';
 
 const reactions = new Set(['QuotaDebited', 'QuotaRejected', 'QuotaRefunded', 'TaskAccepted', 'TaskRejected', 'TaskCompleted', 'TaskFailed']);
 const ends = new Set(['TaskCompleted', 'TaskFailed', 'TaskRejected']);
@@ -187,7 +161,8 @@ export function checkInvariants(evidence: Evidence): InvariantResult[] {
       .filter((d) => !(d.errorCode in errorCodes) || errorCodes[d.errorCode as keyof typeof errorCodes].retriable || !d.errorMessage)
       .map((d) => `${d.topic}: ${d.errorCode} ${d.errorMessage.slice(0, 80)}`),
   );
-  const onTopic = new Set(evidence.events.map((p) => `${p.topic} ${p.event.eventId}`));
+  const placed = [...evidence.events, ...(evidence.partnerCopies ?? [])];
+  const onTopic = new Set(placed.map((p) => `${p.topic} ${p.event.eventId}`));
   // The keys' topic is compacted: a key's record replaced by its erasure is meant to leave it.
   const kept = evidence.acknowledged.filter((a) => !keyTopics.has(a.topic));
   report(
@@ -195,7 +170,7 @@ export function checkInvariants(evidence: Evidence): InvariantResult[] {
     'every event acknowledged to a producer (a relay’s mark, an outside producer’s answer) is on its topic at the end',
     kept.filter((a) => !onTopic.has(`${a.topic} ${a.eventId}`)).map((a) => `${a.by}: ${a.eventId} is not on ${a.topic}`),
   );
-  const atPlace = new Map(evidence.events.map((p) => [`${p.topic} ${p.partition} ${p.offset}`, p.event.eventId]));
+  const atPlace = new Map(placed.map((p) => [`${p.topic} ${p.partition} ${p.offset}`, p.event.eventId]));
   report(
     'NO_TRUNCATION_BEHIND_ACK',
     'no partition lost or rewrote a record at an offset a producer was acknowledged',
@@ -228,33 +203,5 @@ export function checkInvariants(evidence: Evidence): InvariantResult[] {
     'every message on an event topic decodes, but the wrong-type values written on purpose',
     undecodable > 0 ? [`${undecodable} undecodable`] : [],
   );
-  return results;
-}
-
-/** Each event once, at its first offset: at-least-once delivery makes later copies legitimate. */
-function firstOccurrences(events: PlacedEvent[]): PlacedEvent[] {
-  const seen = new Set<string>();
-  const sorted = [...events].sort((a, b) =>
-    a.topic === b.topic ? (a.partition === b.partition ? a.offset - b.offset : a.partition - b.partition) : a.topic < b.topic ? -1 : 1,
-  );
-  return sorted.filter((p) => (seen.has(p.event.eventId) ? false : (seen.add(p.event.eventId), true)));
-}
-
-/** Events of one task on one topic whose offsets run against the order they occurred in. */
-function outOfOrder(placed: PlacedEvent[]): string[] {
-  const problems: string[] = [];
-  for (const [key, list] of groupBy(placed, (p) => `${p.topic} ${p.event.taskId}`)) {
-    const byOffset = [...list].sort((a, b) => a.offset - b.offset);
-    for (let i = 1; i < byOffset.length; i++) {
-      if (byOffset[i].event.occurredAt < byOffset[i - 1].event.occurredAt)
-        problems.push(`${key}: offset ${byOffset[i].offset} occurred before offset ${byOffset[i - 1].offset}`);
-    }
-  }
-  return problems;
-}
-
-function groupBy<T>(items: T[], keyOf: (item: T) => string): Map<string, T[]> {
-  const groups = new Map<string, T[]>();
-  for (const item of items) groups.set(keyOf(item), [...(groups.get(keyOf(item)) ?? []), item]);
-  return groups;
+  return [...results, ...partnerInvariants(evidence, firstOf)];
 }

@@ -1,15 +1,12 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { logLevel } from 'kafkajs';
-import { DomainEvent, newEvent, topicFor } from '@app/events';
-import { createKafka, EventCodec, IdempotentProducer, localKafkaCredentials, localRegistryCredentials } from '@app/kafka';
+import { createHash } from 'node:crypto';
 import { signLocalToken } from '../auth/sign-token';
-import { kafkaBootstrap, registryUrl, StackConfig } from '../stack/stack.config';
+import { StackConfig } from '../stack/stack.config';
 import type { Cluster } from './cluster';
 import type { Behaviour, History } from './history';
 import type { Random } from './random';
 import type { WebhookReceiver } from './webhook-receiver';
 import { Erasures } from './erasures';
-import { hostileRequest, hostilities, Hostility } from './hostile-requests';
+import { campaignPartners, OutsideSystems, Sent } from './outside-systems';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const simulations: Record<Behaviour, Record<string, unknown>> = {
@@ -30,18 +27,12 @@ const behaviours: Array<readonly [Behaviour, number]> = [
   ['hang', 5],
 ];
 
-interface Sent {
-  user: string;
-  key: string;
-  body: string;
-  behaviour: Behaviour;
-}
-
 /**
  * Users submitting tasks as clients do: with an Idempotency-Key, about a fifth of them sent again
  * (at once, concurrently, or up to three minutes later; a client whose request got no answer always sends it
- * again), a few reusing a key with another body, about one in twenty cancelled, and outside producers
- * writing TaskRequested on Kafka as the `external` principal. Each task asks the model simulator for one behaviour.
+ * again), a few reusing a key with another body, about one in twenty cancelled, and outside systems
+ * writing TaskRequested on Kafka (see OutsideSystems): a third of the users are partner alpha's, a
+ * third beta's. Each task asks the model simulator for one behaviour.
  */
 export class Workload {
   private readonly tokens = new Map<string, string>();
@@ -51,8 +42,7 @@ export class Workload {
   private readonly cancels: Array<{ due: number; user: string; taskId: string; tries: number }> = [];
   /** Erasures of idle users, each once its user's tasks had time to end. */
   private readonly erasures: Erasures;
-  private producer?: IdempotentProducer;
-  private codec?: EventCodec;
+  private readonly outside: OutsideSystems;
   private running = false;
   private counter = 0;
   readonly users: string[];
@@ -67,7 +57,9 @@ export class Workload {
     private readonly receiver: WebhookReceiver,
     userCount: number,
   ) {
-    this.users = Array.from({ length: userCount }, (_, i) => `chaos-user-${i}`);
+    const namespaces = ['', ...campaignPartners.map((partner) => `${partner}:`)];
+    this.users = Array.from({ length: userCount }, (_, i) => `${namespaces[i % namespaces.length]}chaos-user-${i}`);
+    this.outside = new OutsideSystems(stack, history, random, this.users);
     this.erasures = new Erasures(stack, cluster, history, random);
   }
 
@@ -85,17 +77,7 @@ export class Workload {
       if (response.ok) this.receiver.trust(user, ((await response.json()) as { secret: string }).secret);
       this.history.record({ kind: 'webhook', at: Date.now(), user, status: response.status });
     }
-    const external = localKafkaCredentials('external', this.stack.stackDir);
-    const kafka = createKafka('chaos-outside-producer', kafkaBootstrap(this.stack), {
-      sasl: external ? { mechanism: 'scram-sha-512', ...external } : undefined,
-      ssl: undefined,
-      // Its refusals while the broker is down are in the history; the log would only repeat them.
-      logLevel: logLevel.NOTHING,
-    });
-    // Idempotent with acks=all, as every producer of the platform: what it is told was written, was.
-    this.producer = new IdempotentProducer(kafka);
-    await this.producer.connect();
-    this.codec = new EventCodec(registryUrl(this.stack), '', { auth: localRegistryCredentials('external', this.stack.stackDir) });
+    await this.outside.connect();
   }
 
   /** Offers work until stopped: a new request every 100–400 ms, at most 12 in flight. */
@@ -127,7 +109,7 @@ export class Workload {
     for (const cancel of this.cancels.splice(0)) this.track(this.cancel(cancel));
     for (const erasure of this.erasures.takeDue(true)) this.track(this.erasures.erase(erasure));
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
-    await this.producer?.disconnect().catch(() => undefined);
+    await this.outside.disconnect();
   }
 
   private next(): void {
@@ -137,7 +119,7 @@ export class Workload {
     const body = JSON.stringify({ reportType: 'summary', input: { n: this.counter, simulate: simulations[behaviour] } });
     const sent: Sent = { user, key, body, behaviour };
     if (this.random.chance(0.1)) {
-      this.track(this.publishOutside(sent, this.random.chance(0.2)));
+      this.track(this.outside.publish(sent, this.random.chance(0.2)));
       return;
     }
     this.track(this.submit(sent));
@@ -213,44 +195,8 @@ export class Workload {
       const n = ++this.counter;
       const sent = (key: string): Sent => ({ user, key, body: JSON.stringify({ reportType: 'summary', input: { n, idle: true } }), behaviour: 'success' });
       this.track(this.submit(sent(`idle-${n}-a`)));
-      this.track(this.publishOutside(sent(`idle-${n}-b`), false));
+      this.track(this.outside.publish(sent(`idle-${n}-b`), false));
       this.erasures.schedule(user, this.random.between(20_000, 60_000));
-    }
-  }
-
-  /**
-   * An outside system's request on Kafka; sometimes the same key again under a new taskId (a
-   * DUPLICATE), and one in ten a hostile one, written to be refused.
-   */
-  private async publishOutside(sent: Sent, twice: boolean): Promise<void> {
-    const { input, reportType } = JSON.parse(sent.body) as { input: unknown; reportType: string };
-    if (this.random.chance(0.1)) {
-      const hostility = this.random.pick(hostilities);
-      return this.send(sent, hostileRequest(hostility, this.random, sent.user, sent.key), hostility);
-    }
-    for (let copy = 0; copy < (twice ? 2 : 1); copy++) {
-      const taskId = randomUUID();
-      const origin = { taskId, userId: sent.user, correlationId: randomUUID(), causationId: null };
-      const event = newEvent('TaskRequested', { idempotencyKey: sent.key, reportType, input: JSON.stringify(input) }, origin, 'external');
-      await this.send(sent, { event, messageKey: taskId });
-    }
-  }
-
-  /** One message on task-requested as the `external` principal, and what the broker answered, in the history. */
-  private async send(sent: Sent, { event, messageKey }: { event: DomainEvent; messageKey: string }, hostile?: Hostility): Promise<void> {
-    const entry = { kind: 'publish' as const, at: Date.now(), user: sent.user, key: sent.key, taskId: messageKey, behaviour: sent.behaviour, hostile };
-    try {
-      const value = await this.codec!.encode(event);
-      const [placed] = await this.producer!.send({
-        topic: topicFor('TaskRequested'),
-        acks: -1,
-        messages: [{ key: messageKey, value, headers: { eventId: event.eventId, eventType: event.eventType } }],
-      });
-      // A value of another type is not a TaskRequested the topic can be checked to hold.
-      const eventId = hostile === 'wrong-type' ? undefined : event.eventId;
-      this.history.record({ ...entry, acknowledged: true, eventId, partition: placed.partition, offset: Number(placed.baseOffset) });
-    } catch (error) {
-      this.history.record({ ...entry, acknowledged: false, error: (error as Error).message });
     }
   }
 }

@@ -1,5 +1,7 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import type { Kafka } from 'kafkajs';
+import type { Knex } from 'knex';
+import { KNEX } from '@app/database';
 import type { EventType } from '@app/events';
 import { EventCodec } from '@app/kafka';
 import { EventHandlers, HandlerSource, KAFKA, outbox, setBased } from '@app/messaging';
@@ -30,9 +32,10 @@ export class TasksHandlers implements HandlerSource, OnModuleDestroy {
     @Inject(PERSONAL_DATA) private readonly personal: PersonalData,
     @Inject(KAFKA) kafka: Kafka,
     codec: EventCodec,
+    @Inject(KNEX) knex: Knex,
   ) {
-    this.partners = new PartnerDirectory(kafka, codec.topicPrefix);
-    outbox.copyEvents((event) => this.partners.copiesOf(event));
+    this.partners = new PartnerDirectory(kafka, knex, codec.topicPrefix);
+    outbox.copyEvents((event, trx) => this.partners.copiesOf(event, trx));
   }
 
   moreTopics(): Promise<string[]> {

@@ -6,6 +6,7 @@ import { userLimits } from './003-user-limits';
 import { openTaskCounts } from './004-open-task-counts';
 import { cancelledTasks } from './005-cancelled-tasks';
 import { personalData } from './006-personal-data';
+import { partnersTable } from './007-partners';
 import { userDataKeysTable } from '@app/personal-data';
 
 /** In order, the outbox and inbox first; append new migrations, never edit applied ones (the order of those applied may change). */
@@ -18,4 +19,5 @@ export const tasksMigrations: Migration[] = [
   cancelledTasks,
   userDataKeysTable,
   personalData,
+  partnersTable,
 ];

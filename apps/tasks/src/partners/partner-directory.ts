@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Admin, Kafka } from 'kafkajs';
 import { DomainEvent, EventType, namespaceOf, partnerTopicFor, partnerTopicOf, partnerTopics } from '@app/events';
 
@@ -7,32 +8,39 @@ const followsTheUser: EventType[] = ['TaskCompleted', 'TaskFailed'];
 /**
  * The partners tasks serves, as the broker shows them: a partner's request topics are those its
  * principal may read once `npm run partner:add` granted them, so listing the topics it may see
- * lists the partners (nothing else to keep in step). Asked by the consumer at each start and on a
- * timer; a new partner's topics are read within that interval.
+ * lists the partners. Asked by the consumer at each start and on a timer (a new partner's topics
+ * are read within that interval); each partner found is kept in the `partners` table, which the
+ * copies of outcomes are decided by, so that an instance knows them from its first write.
  */
 export class PartnerDirectory {
-  private partners = new Set<string>();
   private admin?: Promise<Admin>;
 
   constructor(
     private readonly kafka: Kafka,
+    private readonly knex: Knex,
     private readonly topicPrefix: string,
   ) {}
 
-  /** The request topics of every partner, read from the broker now. */
+  /** The request topics of every partner, read from the broker now; the partners found are kept. */
   async requestTopics(): Promise<string[]> {
     this.admin ??= this.connected(this.kafka.admin());
     const topics = await (await this.admin).listTopics();
     const found = topics.map((topic) => partnerTopicOf(topic, this.topicPrefix)).filter((t) => t?.eventType === 'TaskRequested');
-    this.partners = new Set(found.map((t) => t!.partner));
-    return [...this.partners].flatMap((partner) => partnerTopics(partner, this.topicPrefix).requests);
+    const partners = [...new Set(found.map((t) => t!.partner))].sort();
+    if (partners.length > 0) {
+      await this.knex('partners')
+        .insert(partners.map((name) => ({ name })))
+        .onConflict('name')
+        .ignore();
+    }
+    return partners.flatMap((partner) => partnerTopics(partner, this.topicPrefix).requests);
   }
 
   /** The partner topics (behind the prefix) a copy of `event` goes to: its user's partner's, for an outcome. */
-  copiesOf(event: DomainEvent): string[] {
-    if (!followsTheUser.includes(event.eventType)) return [];
-    const partner = namespaceOf(event.userId);
-    return partner && this.partners.has(partner) ? [partnerTopicFor(partner, event.eventType)] : [];
+  async copiesOf(event: DomainEvent, trx: Knex.Transaction): Promise<string[]> {
+    const partner = followsTheUser.includes(event.eventType) ? namespaceOf(event.userId) : undefined;
+    if (!partner || !(await trx('partners').where({ name: partner }).first())) return [];
+    return [partnerTopicFor(partner, event.eventType)];
   }
 
   /** The partner a request came from, by its topic; undefined for the shared request topics. */

@@ -26,10 +26,11 @@ export interface OutboxEntry {
 
 /**
  * The topics, behind the prefix, an event is copied to besides its own, by a rule of the service
- * (tasks copies an outcome to its user's partner); a copy is a row of its own, published with the
- * same eventId. None unless a service sets it at boot (see copyOutboxEvents).
+ * (tasks copies an outcome to its user's partner), asked in the writing transaction; a copy is a
+ * row of its own, published with the same eventId. None unless a service sets it at boot (see
+ * copyOutboxEvents).
  */
-export type OutboxCopies = (event: DomainEvent) => string[];
+export type OutboxCopies = (event: DomainEvent, trx: Knex.Transaction) => string[] | Promise<string[]>;
 let copiesOf: OutboxCopies = () => [];
 
 /** The service's rule for copies, set once as it boots. */
@@ -40,10 +41,11 @@ export function copyOutboxEvents(rule: OutboxCopies): void {
 /** Events with the trace context each is published in, and their copies, written by one statement (see addToOutbox). */
 export async function addAllToOutbox(trx: Knex.Transaction, entries: OutboxEntry[]): Promise<void> {
   if (entries.length === 0) return;
-  const rows = entries.flatMap(({ event, traceparent, copyTo = [] }) => {
+  const rows: Array<ReturnType<typeof outboxRowOf> & { topic?: string }> = [];
+  for (const { event, traceparent, copyTo = [] } of entries) {
     const row = outboxRowOf(event, traceparent);
-    return [row, ...[...new Set([...copyTo, ...copiesOf(event)])].map((topic) => ({ ...row, topic }))];
-  });
+    rows.push(row, ...[...new Set([...copyTo, ...(await copiesOf(event, trx))])].map((topic) => ({ ...row, topic })));
+  }
   await trx('outbox').insert(rows);
   wakeRelayOnCommit(trx);
 }

@@ -42,4 +42,17 @@ describe('tasks: an outside TaskCancelRequested → TaskCancelled, or TaskCancel
     ]);
     expect(await world.db('tasks').where({ task_id: request.taskId }).first('state')).toEqual({ state: 'QUEUED' });
   });
+
+  it("copies a partner's user's outcome to that partner's topic once the partner is known, and a stranger's namespace nowhere", async () => {
+    await world.db('partners').insert({ name: 'acme' }).onConflict('name').ignore();
+    const copiesOfFailure = async (userId: string, partner: string) => {
+      const request = requested(userId);
+      await world.reactOn(`partner.${partner}.task-requested`, handlers, request);
+      const [, failed] = await world.reactOn(`partner.${partner}.task-cancel-requested`, handlers, cancelRequested(userId, request.taskId));
+      expect(failed).toMatchObject({ eventType: 'TaskFailed', errorCode: 'CANCELLED' });
+      return world.db('outbox').where({ event_id: failed.eventId }).whereNotNull('topic').pluck('topic');
+    };
+    expect(await copiesOfFailure('acme:fay', 'acme')).toEqual(['partner.acme.task-failed']);
+    expect(await copiesOfFailure('initech:gus', 'initech')).toEqual([]);
+  });
 });

@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { logLevel } from 'kafkajs';
+import { DomainEvent, namespaceOf, newEvent, PartnerPrincipal, partnerPrincipal, partnerTopicFor, topicFor } from '@app/events';
+import { createKafka, EventCodec, IdempotentProducer, localKafkaCredentials, localRegistryCredentials } from '@app/kafka';
+import { kafkaBootstrap, registryUrl, StackConfig } from '../stack/stack.config';
+import type { Behaviour, History } from './history';
+import type { Random } from './random';
+import { hostileRequest, hostilities, Hostility } from './hostile-requests';
+
+/** The campaign's partners (added with the stack); the other users are the single-partner default's, `external`'s. */
+export const campaignPartners = ['alpha', 'beta'] as const;
+
+export interface Sent {
+  user: string;
+  key: string;
+  body: string;
+  behaviour: Behaviour;
+}
+
+/** One outside system: who it is, where it writes its requests, with its own credentials. */
+interface Sender {
+  name: string;
+  topic: string;
+  producer: IdempotentProducer;
+  codec: EventCodec;
+}
+
+/**
+ * The outside systems writing TaskRequested on Kafka, each with its own credentials: the partners
+ * `alpha` and `beta`, each for its own users (`alpha:…`) on its own topic, and `external` on the
+ * shared topic for the rest. One request in ten is hostile (written to be refused), and one
+ * partner request in twenty is forged for the other partner's user (refused as NOT_YOUR_USER).
+ */
+export class OutsideSystems {
+  private readonly senders = new Map<string, Sender>();
+
+  constructor(
+    private readonly stack: StackConfig,
+    private readonly history: History,
+    private readonly random: Random,
+    private readonly users: string[],
+  ) {}
+
+  async connect(): Promise<void> {
+    for (const name of ['external', ...campaignPartners]) {
+      const principal: 'external' | PartnerPrincipal = name === 'external' ? 'external' : partnerPrincipal(name);
+      const kafka = createKafka(`chaos-${name}`, kafkaBootstrap(this.stack), {
+        sasl: { mechanism: 'scram-sha-512', ...localKafkaCredentials(principal, this.stack.stackDir)! },
+        ssl: undefined,
+        // Its refusals while the broker is down are in the history; the log would only repeat them.
+        logLevel: logLevel.NOTHING,
+      });
+      // Idempotent with acks=all, as every producer of the platform: what it is told was written, was.
+      const producer = new IdempotentProducer(kafka);
+      await producer.connect();
+      const codec = new EventCodec(registryUrl(this.stack), '', { auth: localRegistryCredentials(principal, this.stack.stackDir) });
+      const topic = name === 'external' ? topicFor('TaskRequested') : partnerTopicFor(name, 'TaskRequested');
+      this.senders.set(name, { name, topic, producer, codec });
+    }
+  }
+
+  async disconnect(): Promise<void> {
+    for (const sender of this.senders.values()) await sender.producer.disconnect().catch(() => undefined);
+  }
+
+  /** A request of `sent.user`'s outside system; sometimes the same key again under a new taskId (a DUPLICATE). */
+  async publish(sent: Sent, twice: boolean): Promise<void> {
+    const sender = this.senders.get(namespaceOf(sent.user) ?? 'external')!;
+    const { input, reportType } = JSON.parse(sent.body) as { input: unknown; reportType: string };
+    if (this.random.chance(0.1)) {
+      const hostility = this.random.pick(hostilities);
+      return this.send(sender, sent, hostileRequest(hostility, this.random, sent.user, sent.key), { hostile: hostility });
+    }
+    const victims = this.users.filter((user) => sender.name !== 'external' && namespaceOf(user) !== undefined && namespaceOf(user) !== sender.name);
+    if (victims.length > 0 && this.random.chance(0.05)) {
+      const victim = this.random.pick(victims);
+      const origin = { taskId: randomUUID(), userId: victim, correlationId: randomUUID(), causationId: null };
+      const event = newEvent('TaskRequested', { idempotencyKey: sent.key, reportType, input: JSON.stringify(input) }, origin, sender.name);
+      return this.send(sender, { ...sent, user: victim }, { event, messageKey: origin.taskId }, { forged: true });
+    }
+    for (let copy = 0; copy < (twice ? 2 : 1); copy++) {
+      const taskId = randomUUID();
+      const origin = { taskId, userId: sent.user, correlationId: randomUUID(), causationId: null };
+      const event = newEvent('TaskRequested', { idempotencyKey: sent.key, reportType, input: JSON.stringify(input) }, origin, sender.name);
+      await this.send(sender, sent, { event, messageKey: taskId });
+    }
+  }
+
+  /** One message on the sender's request topic, and what the broker answered, in the history. */
+  private async send(
+    sender: Sender,
+    sent: Sent,
+    { event, messageKey }: { event: DomainEvent; messageKey: string },
+    how: { hostile?: Hostility; forged?: boolean } = {},
+  ): Promise<void> {
+    const entry = {
+      kind: 'publish' as const,
+      at: Date.now(),
+      user: sent.user,
+      key: sent.key,
+      taskId: messageKey,
+      behaviour: sent.behaviour,
+      topic: sender.topic,
+      ...how,
+    };
+    try {
+      const value = await sender.codec.encode(event);
+      const [placed] = await sender.producer.send({
+        topic: sender.topic,
+        acks: -1,
+        messages: [{ key: messageKey, value, headers: { eventId: event.eventId, eventType: event.eventType } }],
+      });
+      // A value of another type is not a TaskRequested the topic can be checked to hold.
+      const eventId = how.hostile === 'wrong-type' ? undefined : event.eventId;
+      this.history.record({ ...entry, acknowledged: true, eventId, partition: placed.partition, offset: Number(placed.baseOffset) });
+    } catch (error) {
+      this.history.record({ ...entry, acknowledged: false, error: (error as Error).message });
+    }
+  }
+}
