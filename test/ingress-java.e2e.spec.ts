@@ -105,4 +105,10 @@ describe('an outside system in Java', () => {
       undecodable: 0,
     });
   });
+
+  it("audits as the partner over its own topics: its requests and their outcomes, and nothing of the platform's own topics", async () => {
+    for (const taskId of requested) await platform.settled(taskId);
+    const audit = await java('partner', ['audit']);
+    expect(audit).toEqual({ counts: { TaskRequested: 6, TaskCompleted: 4, TaskFailed: 1 }, tasksWithTwoOutcomes: {}, undecodable: 0 });
+  });
 });

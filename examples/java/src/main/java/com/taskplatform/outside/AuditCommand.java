@@ -21,7 +21,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * `audit`: as the auditor, reads every event topic it may read (behind TOPIC_PREFIX) from the
+ * `audit`: as the auditor (or a partner, over its own topics), reads every event topic it may read (behind TOPIC_PREFIX) from the
  * beginning to its end as of now, decodes each value with the writer's schema fetched by the id it
  * carries, and prints one JSON line: the events by type, and every task with two terminal events.
  */
