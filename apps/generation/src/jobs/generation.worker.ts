@@ -1,28 +1,18 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { afterCommit, KNEX } from '@app/database';
-import { exponentialDelay, WorkerLoop } from '@app/timing';
-import { degradations } from '@app/health';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { WorkerLoop } from '@app/timing';
 import { inSpan, traceparentFor } from '@app/tracing';
 import { ModelClient } from '../model/model.client';
 import { ModelOutcome } from '../model/model-outcome.rules';
 import { GENERATION_CONFIG, GenerationConfig } from '../generation.config';
 import { decideAfterAttempt } from './attempt-outcome.rules';
-import {
-  anyInterruptedJob,
-  cancelledAmong,
-  claimDueJobs,
-  claimInterruptedJobs,
-  extendLease,
-  Job,
-  jobStatusOf,
-  recordAttempt,
-  startAttempts,
-} from './job-store';
+import { cancelledAmong, claimDueJobs, Job, jobStatusOf, recordAttempt, startAttempts } from './job-store';
+import { recoverInterruptedAttempts } from './interrupted-attempts';
+import { ReportSaving, saveWaitingForSpace } from './report-saving';
 import type { StoppedJob } from '../reactions/task-cancelled/stop-cancelled.handler';
 import { FailedJobCleanup } from './failed-job-cleanup';
-import { isStorageOutage, ReportStore } from './report-store';
+import { ReportStore } from './report-store';
 import { jobsNoLongerWaitingForKeys } from './upsert-job';
 import { openJobInput } from './job-input';
 import { PERSONAL_DATA, PersonalData, sealText } from '@app/personal-data';
@@ -46,6 +36,7 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
   private reserved = 0;
   /** The model calls running in this instance, by task: a cancel aborts them. */
   private readonly calls = new Map<string, AbortController>();
+  private readonly saving: ReportSaving;
 
   constructor(
     @Inject(KNEX) private readonly knex: Knex,
@@ -55,6 +46,7 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
     private readonly cleanup: FailedJobCleanup,
     @Inject(PERSONAL_DATA) private readonly personal: PersonalData,
   ) {
+    this.saving = { knex, reports, logger: this.logger, leaseMs: () => this.leaseMs, stillRunning: () => this.loop.running };
     this.loop = new WorkerLoop(() => this.round(), {
       name: 'generation-worker',
       logger: new Logger('generation-worker'),
@@ -126,7 +118,7 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
    */
   private async round(): Promise<boolean> {
     if (Date.now() - this.lastRecovery >= this.config.pollIntervalMs) {
-      await this.recoverInterrupted();
+      await recoverInterruptedAttempts(this.knex, this.config, this.logger);
       await this.abortCancelledElsewhere();
       // A job's debit and its key, committed at once by two transactions, can each miss the other:
       // the job then waits with nothing left to wait for. Made due here, once per poll interval.
@@ -188,7 +180,7 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
       try {
         // Sealed under the key the input was (a report may quote it); an input written before sealing has none.
         const report = opened.dataKey ? sealText(outcome.content, opened.dataKey) : outcome.content;
-        reportRef = await this.saveWaitingForSpace(job, attempt, report);
+        reportRef = await saveWaitingForSpace(this.saving, job, attempt, report);
         if (reportRef === undefined) return; // the attempt lost its job meanwhile: its answer is not kept
       } catch (error) {
         outcome = { ok: false, code: 'HANDLER_FAILED', retriable: true, message: `storing the report failed: ${(error as Error).message}` };
@@ -198,31 +190,6 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
       // The lease runs out and the attempt is retried: the model sees the same Idempotency-Key.
       this.logger.error(`recording attempt ${attempt} of ${job.task_id} failed: ${(error as Error).message}`),
     );
-  }
-
-  /**
-   * The report saved, however long the reports directory stays full or read-only: the model's answer
-   * is kept in hand and the attempt's lease extended meanwhile, so the model is not called again for
-   * a disk. Undefined when the attempt lost its job while it waited (cancelled, or the instance is
-   * stopping and its lease may run out).
-   */
-  private async saveWaitingForSpace(job: Job, attempt: number, report: string): Promise<string | undefined> {
-    for (let outages = 1; ; outages++) {
-      try {
-        const saved = await this.reports.save(job.task_id, attempt, report);
-        degradations.clear('reports');
-        return saved;
-      } catch (error) {
-        if (!isStorageOutage(error)) throw error;
-        const delay = exponentialDelay(outages, { initialMs: 500, maxMs: 15_000, jitter: 0.2 });
-        degradations.report('reports', `the reports directory takes no file (${(error as NodeJS.ErrnoException).code}); attempts wait with their answers`);
-        this.logger.warn(`storing the report of ${job.task_id} failed: ${(error as Error).message}; trying again in ${delay} ms`);
-        // The lease outlasts the wait, so that no claim takes the job for an interrupted attempt.
-        if (!(await extendLease(this.knex, job, attempt, delay + this.leaseMs))) return undefined;
-        await sleep(delay);
-        if (!this.loop.running) return undefined;
-      }
-    }
   }
 
   private async finish(job: Job, attempt: number, outcome: ModelOutcome, reportRef?: string): Promise<void> {
@@ -264,18 +231,5 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
   private async abortCancelledElsewhere(): Promise<void> {
     if (this.calls.size === 0) return;
     for (const taskId of await cancelledAmong(this.knex, [...this.calls.keys()])) this.calls.get(taskId)?.abort();
-  }
-
-  /** A job whose lease ran out lost its attempt to a crash: that attempt failed transiently. */
-  private async recoverInterrupted(): Promise<void> {
-    if (!(await anyInterruptedJob(this.knex))) return;
-    const interrupted: ModelOutcome = { ok: false, code: 'ATTEMPT_INTERRUPTED', retriable: true, message: 'the attempt was interrupted' };
-    await this.knex.transaction(async (trx) => {
-      for (const job of await claimInterruptedJobs(trx, 10)) {
-        const decision = decideAfterAttempt(interrupted, job.attempts, this.config.retryDelaysMs, this.config.retryJitter);
-        await recordAttempt(trx, job, job.attempts, interrupted, decision);
-        this.logger.warn(`attempt ${job.attempts} of ${job.task_id} was interrupted; ${decision.kind}`);
-      }
-    });
   }
 }
