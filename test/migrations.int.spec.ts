@@ -22,6 +22,7 @@ const services: Array<[ServiceName, Migration[], string[]]> = [
       'user_data_keys',
       'user_erasures',
       'user_erasure_answers',
+      'partners',
     ],
   ],
   ['quota', quotaMigrations, ['inbox', 'outbox', 'quota_accounts', 'quota_ledger']],
