@@ -22,23 +22,23 @@ const markBindings = (rows: Acknowledged[]): Knex.Value[] => [
 ];
 
 /**
- * Up to `limit` unpublished rows after `after`, in id order, on the relay's session; rows after a
- * parked row of the same key are not read, so a key's order holds. The same statement marks
- * `marking` published (rows Kafka acknowledged since the last read: one round trip for both), and
- * does not read them again, though its snapshot does not see their mark yet.
+ * Up to `limit` unpublished rows but `inFlight` (with the broker), in id order, on the relay's
+ * session; rows after a parked row of the same key are not read, so a key's order holds. The same
+ * statement marks `marking` published (rows Kafka acknowledged since the last read: one round trip
+ * for both), and does not read them again, though its snapshot does not see their mark yet.
  */
-export function readUnpublished(knex: Knex, session: Client, after: string, limit: number, marking: Acknowledged[]): Promise<OutboxRow[]> {
+export function readUnpublished(knex: Knex, session: Client, inFlight: string[], limit: number, marking: Acknowledged[]): Promise<OutboxRow[]> {
   let query = knex('outbox as o')
     .connection(session)
     .select('o.id', 'o.event_type', 'o.message_key', 'o.payload', 'o.headers', 'o.topic')
     .whereNull('o.published_at')
     .whereNull('o.parked_at')
-    .where('o.id', '>', after)
     .whereNotExists(
       knex('outbox as p').whereRaw('p.message_key = o.message_key').whereRaw('p.id < o.id').whereNotNull('p.parked_at').whereNull('p.published_at'),
     )
     .orderBy('o.id')
     .limit(limit);
+  if (inFlight.length > 0) query = query.whereRaw('not (o.id = any(?::bigint[]))', [inFlight]);
   if (marking.length > 0)
     query = query.with('marked', knex.raw(markSql, markBindings(marking))).whereRaw('not (o.id = any(?::bigint[]))', [marking.map((r) => r.id)]);
   return query;

@@ -37,6 +37,12 @@ export interface RelayStats {
   failedRounds: number;
 }
 
+function nextCommit(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
 /** Any constant works: each service has its own database, so this lock is per service. */
 export const relayLockKey = 7_140_001;
 
@@ -59,7 +65,14 @@ export class OutboxRelay {
   private lastPrune = 0;
   private maxBatchBytes: number;
   readonly stats: RelayStats = { published: 0, parked: 0, failedRounds: 0 };
-  private readonly onCommit = () => this.loop.wake();
+  private readonly onCommit = () => {
+    this.loop.wake();
+    const committed = this.committed;
+    this.committed = nextCommit();
+    committed.resolve();
+  };
+  /** Resolved by the next commit of outbox rows in this process; a run waits on it while a request is with the broker. */
+  private committed = nextCommit();
   private readonly session: RelaySession;
   /** Rows Kafka acknowledged and not yet marked: the next read marks them in the same statement. */
   private unmarked: Sent[] = [];
@@ -120,16 +133,17 @@ export class OutboxRelay {
     return publishRun(this.codec, this.producer, {
       batchSize: this.options.batchSize,
       maxBatchBytes: () => this.maxBatchBytes,
-      readAfter: (after) => this.unpublishedAfter(session, after),
+      read: (inFlight) => this.unpublished(session, inFlight),
+      nextCommit: () => this.committed.promise,
       acknowledged: (rows) => this.unmarked.push(...rows),
       refusedForSize: (request, error) => this.refusedForSize(session, request, error),
     });
   }
 
-  /** The next unpublished rows after `after`; the read also marks what Kafka acknowledged since the last one. */
-  private async unpublishedAfter(session: Client, after: string): Promise<OutboxRow[]> {
+  /** The first unpublished rows but `inFlight`; the read also marks what Kafka acknowledged since the last one. */
+  private async unpublished(session: Client, inFlight: string[]): Promise<OutboxRow[]> {
     const marking = this.unmarked;
-    const rows = await readUnpublished(this.knex, session, after, this.options.batchSize, marking.map(acknowledged));
+    const rows = await readUnpublished(this.knex, session, inFlight, this.options.batchSize, marking.map(acknowledged));
     this.marked(marking);
     return rows;
   }

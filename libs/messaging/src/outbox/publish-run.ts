@@ -12,47 +12,57 @@ export interface Sent {
 export interface RunDuties {
   batchSize: number;
   maxBatchBytes(): number;
-  /** The next unpublished rows after `after`; the read also marks what Kafka acknowledged since the last one. */
-  readAfter(after: string): Promise<OutboxRow[]>;
+  /** The first unpublished rows but `inFlight`; the read also marks what Kafka acknowledged since the last one. */
+  read(inFlight: string[]): Promise<OutboxRow[]>;
+  /** Resolves at the first commit of outbox rows in this process after the call. */
+  nextCommit(): Promise<void>;
   acknowledged(rows: Sent[]): void;
   refusedForSize(request: Encoded[], error: unknown): Promise<void>;
 }
 
-/** Batches one run reads at most before the loop looks at its other duties (pruning). */
-const batchesPerRun = 10;
+/**
+ * Reads one run makes at most before the loop looks at its other duties (pruning), and before a
+ * read starts again from the lowest id: a row whose transaction took its id early and committed
+ * late is found by the next run.
+ */
+const readsPerRun = 20;
 
 /**
- * One run: up to `batchesPerRun` batches, in requests under the byte limit. It is pipelined: while
- * a request is with the broker, the next batch is read and encoded. A request is sent only once the
- * one before it is acknowledged, so one is in flight at a time and a failure stops the run with
- * everything before it acknowledged; acknowledged rows are marked by the next read, this run's or
- * the next one's (a relay that stops marks them then). Returns whether rows may be left. Rows after
- * a parked row of the same key are not read, so a key's order holds.
+ * One run: reads in id order, each sent in requests under the byte limit, one request with the
+ * broker at a time, so that a failure stops the run with everything before it acknowledged and a
+ * key's order holds. It never idles while rows wait: while a request is with the broker the next
+ * rows are read and encoded — at once after a full batch, and as soon as this process commits new
+ * ones otherwise — leaving out the rows in flight, so that none is sent twice. The run ends when
+ * its last request is acknowledged with nothing new committed meanwhile. Acknowledged rows are
+ * marked by the next read, this run's or the next one's (a relay that stops marks them then).
+ * Returns whether rows may be left. Rows after a parked row of the same key are not read.
  */
 export async function publishRun(codec: EventCodec, producer: IdempotentProducer, duties: RunDuties): Promise<boolean> {
   const inFlight = new OneRequestInFlight(producer, duties);
-  let after = '0';
-  let full = false;
-  for (let batches = 0; batches < batchesPerRun; batches++) {
-    const batch = await duties.readAfter(after);
-    full = batch.length === duties.batchSize;
-    if (batch.length === 0) break;
-    after = batch[batch.length - 1].id;
-    let encoded: Encoded[];
-    try {
-      encoded = await encodeRows(codec, batch);
-    } catch (error) {
-      // The registry failed us: the run ends keeping what it sent; with nothing sent, the round fails.
-      if ((await inFlight.settle()) && inFlight.sent === 0) throw error;
-      return true;
+  for (let reads = 0; reads < readsPerRun; reads++) {
+    const committed = duties.nextCommit();
+    const batch = await duties.read(inFlight.ids());
+    if (batch.length > 0) {
+      let encoded: Encoded[];
+      try {
+        encoded = await encodeRows(codec, batch);
+      } catch (error) {
+        // The registry failed us: the run ends keeping what it sent; with nothing sent, the round fails.
+        if ((await inFlight.settle()) && inFlight.sent === 0) throw error;
+        return true;
+      }
+      for (const request of splitByBytes(encoded, duties.maxBatchBytes())) {
+        if (!(await inFlight.settle())) return true;
+        inFlight.send(request);
+      }
+      if (batch.length === duties.batchSize) continue;
     }
-    for (const request of splitByBytes(encoded, duties.maxBatchBytes())) {
-      if (!(await inFlight.settle())) return true;
-      inFlight.send(request);
-    }
-    if (!full) break;
+    // All there was is with the broker: read again as soon as more is committed, or end once it is acknowledged.
+    if ((await Promise.race([inFlight.answered().then(() => 'answered'), committed.then(() => 'committed')])) === 'committed') continue;
+    return !(await inFlight.settle());
   }
-  return !(await inFlight.settle()) || full;
+  await inFlight.settle();
+  return true;
 }
 
 /** The run's requests, one with the broker at a time. */
@@ -70,6 +80,16 @@ class OneRequestInFlight {
     this.sending = sendRequest(this.producer, request);
   }
 
+  /** The ids of the rows with the broker, which a read leaves out. */
+  ids(): string[] {
+    return this.sending?.request.map((encoded) => encoded.row.id) ?? [];
+  }
+
+  /** Resolves once the request in flight is answered, either way (at once with none). */
+  answered(): Promise<unknown> {
+    return this.sending?.failure ?? Promise.resolve();
+  }
+
   /**
    * Waits for the request in flight; false when it failed and the run stops there. A request the
    * broker refused for its size is the relay's to handle; any other failure with nothing of this run
@@ -78,8 +98,8 @@ class OneRequestInFlight {
   async settle(): Promise<boolean> {
     if (!this.sending) return true;
     const { request, failure, places } = this.sending;
-    this.sending = undefined;
     const error = await failure;
+    this.sending = undefined;
     if (!error) {
       this.duties.acknowledged(request.map((encoded) => ({ encoded, place: places.get(encoded.message) })));
       this.sent += request.length;
