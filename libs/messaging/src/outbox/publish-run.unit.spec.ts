@@ -31,12 +31,18 @@ class HeldBroker {
   }
 }
 
+function commitSignal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
 /** An outbox in memory, the relay's duties over it, and the commits a test makes. */
 class Outbox {
   unpublished: OutboxRow[] = [];
   readonly reads: string[][] = [];
   readonly acknowledged: string[] = [];
-  private commit = Promise.withResolvers<void>();
+  private commit = commitSignal();
 
   duties(batchSize = 100): RunDuties {
     return {
@@ -59,7 +65,7 @@ class Outbox {
   committed(...ids: number[]): void {
     this.unpublished.push(...ids.map(row));
     const commit = this.commit;
-    this.commit = Promise.withResolvers<void>();
+    this.commit = commitSignal();
     commit.resolve();
   }
 }
