@@ -16,6 +16,10 @@
  * - the peer: the same flow as DBOS Transact workflow steps (bench/peers/dbos) on the same server and
  *   simulator, the same tasks, users and concurrency, then at our half-load rate; ours ÷ peer.
  *
+ * Every phase starts on an idle platform (each ends once every consumer caught up); the steady
+ * load lasts BENCH_STEADY_SECONDS (60); the whole round, ours and the peer's, runs BENCH_RUNS times
+ * (3) and the result is each figure's median, beside every round's.
+ *
  * Run with `npm run bench:throughput` (the stack must be up; it builds the services); `-- --no-peer`
  * skips the peer; BENCH_PROFILE=<dir> to profile the services.
  */
@@ -31,19 +35,17 @@ import { benchSettings, kafkaHop, percentile, runBenchmark, writeResult } from '
 import { readCounters, roundTrips } from './throughput/counters';
 import { Duplicator } from './throughput/duplicator';
 import { criticalPath, eventTransactionsPerSecond, kafkaPipePerSecond, latencyTargetMs, perTask } from './throughput/limits';
+import { mediansOf } from './throughput/medians';
 import { OutcomeWatcher } from './throughput/outcome-watcher';
 import { Peer, PeerFigures } from './throughput/peer';
 import { CostMeter, postgresPids, stackPid } from './throughput/process-cost';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { inFlight, openTaskCap, saturation, singleUser, steadyLoad, submit, users } from './throughput/submissions';
 
 Logger.overrideLogger(['error']);
 const tasksPerRun = Number(process.env.BENCH_TASKS ?? 1000);
-const users = Array.from({ length: 200 }, (_, i) => `bench-user-${i}`);
-const inFlight = 64; // the client's own limit on requests in flight: "at once", without 1,000 sockets
+const rounds = Number(process.env.BENCH_RUNS ?? 3);
+const steadySeconds = Number(process.env.BENCH_STEADY_SECONDS ?? 60);
 const withPeer = !process.argv.includes('--no-peer');
-const singleUser = 'bench-single-user';
-/** Raised for the run so that one user may have every task of it open at once (the default is 100). */
-const openTaskCap = 100_000;
 const settings: NodeJS.ProcessEnv = {
   ...benchSettings,
   DEFAULT_QUOTA: '1000000',
@@ -53,69 +55,6 @@ const settings: NodeJS.ProcessEnv = {
 };
 // BENCH_PROFILE=<dir>: each service writes a V8 CPU profile there when it stops (open in Chrome's DevTools).
 if (process.env.BENCH_PROFILE) settings.NODE_FLAGS = `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}`;
-
-interface Submitted {
-  ids: string[];
-  postedAt: Map<string, number>;
-  /** How long each POST took to answer, in ms. */
-  answeredInMs: number[];
-}
-
-/** POSTs `count` tasks, `inFlight` at a time or one every `intervalMs`; anything but 202 fails the run. */
-async function submit(platform: Platform, count: number, label: string, intervalMs = 0, userOf = (i: number) => users[i % users.length]): Promise<Submitted> {
-  const postedAt = new Map<string, number>();
-  const answeredInMs: number[] = [];
-  let next = 0;
-  const one = async () => {
-    const i = next++;
-    const at = Date.now();
-    const answer = await platform.submit(userOf(i), { label, i }, `${label}-${i}`);
-    if (answer.status !== 202) throw new Error(`POST /tasks answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-    answeredInMs.push(Date.now() - at);
-    postedAt.set(answer.body.taskId as string, at);
-  };
-  if (intervalMs > 0) {
-    const pending: Promise<void>[] = [];
-    for (let i = 0; i < count; i++) {
-      pending.push(one());
-      await sleep(intervalMs);
-    }
-    await Promise.all(pending);
-  } else {
-    await Promise.all(
-      Array.from({ length: inFlight }, async () => {
-        while (next < count) await one();
-      }),
-    );
-  }
-  return { ids: [...postedAt.keys()], postedAt, answeredInMs };
-}
-
-/** The run's tasks from one user, `inFlight` requests at a time. */
-async function oneUser(platform: Platform, watcher: OutcomeWatcher) {
-  const started = Date.now();
-  const { ids, answeredInMs } = await submit(platform, tasksPerRun, 'one-user', 0, () => singleUser);
-  const submittedSeconds = (Date.now() - started) / 1000;
-  await watcher.allCompleted(ids, 600_000);
-  const last = Math.max(...ids.map((id) => watcher.completedAt.get(id)!));
-  return {
-    openTaskCapRaisedTo: openTaskCap,
-    acceptedPerSecond: round(tasksPerRun / submittedSeconds),
-    postP99Ms: percentile(
-      answeredInMs.sort((a, b) => a - b),
-      99,
-    ),
-    tasksPerSecond: round(tasksPerRun / ((last - started) / 1000)),
-  };
-}
-
-async function saturation(platform: Platform, watcher: OutcomeWatcher, label: string): Promise<number> {
-  const started = Date.now();
-  const { ids } = await submit(platform, tasksPerRun, label);
-  await watcher.allCompleted(ids, 600_000);
-  const last = Math.max(...ids.map((id) => watcher.completedAt.get(id)!));
-  return tasksPerRun / ((last - started) / 1000);
-}
 
 /** Transactions committed so far in each service's database, as PostgreSQL counts them. */
 async function transactionsCommitted(platform: Platform): Promise<Record<string, number>> {
@@ -133,6 +72,8 @@ function transactionsPerTask(before: Record<string, number>, after: Record<strin
   const per = Object.fromEntries(serviceNames.map((s) => [s, round((after[s] - before[s]) / tasksPerRun)]));
   return { ...per, all: round(serviceNames.reduce((sum, s) => sum + (after[s] - before[s]), 0) / tasksPerRun) };
 }
+
+type Limits = Awaited<ReturnType<typeof limits>>;
 
 async function limits(platform: Platform, eventBytes: number) {
   const url = new URL(platform.env.serverUrl);
@@ -156,71 +97,22 @@ const round = (n: number, places = 1) => +n.toFixed(places);
 async function main(): Promise<void> {
   const platform = await new Platform(settings).start();
   const watcher = await new OutcomeWatcher(platform.kafka, new EventCodec(defaults.schemaRegistryUrl, platform.env.topicPrefix)).start();
+  const peer = withPeer ? await startPeer(platform) : undefined;
   try {
     await Promise.all([...users, singleUser].map((user) => tokenFor(user)));
     await watcher.allCompleted((await submit(platform, 50, 'warm-up')).ids, 60_000);
-
-    const meter = new CostMeter({
-      ...Object.fromEntries(serviceNames.map((name) => [name, () => [platform.service(name).child.pid!]])),
-      kafka: () => [stackPid('kafka')!].filter(Boolean),
-      registry: () => [stackPid('registry')!].filter(Boolean),
-      zipkin: () => [stackPid('zipkin')!].filter(Boolean),
-      postgres: postgresPids,
-    });
-    const committedBefore = await transactionsCommitted(platform);
-    const countersBefore = await readCounters(platform);
-    meter.start();
-    const clean = await saturation(platform, watcher, 'clean');
-    const cost = meter.stop();
-    const transactions = transactionsPerTask(committedBefore, await transactionsCommitted(platform));
-    const trips = roundTrips(countersBefore, await readCounters(platform), tasksPerRun);
-
-    const duplicator = await new Duplicator(platform.kafka, platform.env.topicPrefix).start();
-    const withDuplicates = await saturation(platform, watcher, 'duplicates');
-    await duplicator.stop();
-
-    const single = await oneUser(platform, watcher);
-
-    const rate = clean / 2;
-    watcher.measureRelayLag(true);
-    const load = await submit(platform, Math.round(rate * 20), 'half-load', 1000 / rate);
-    await watcher.allCompleted(load.ids, 120_000);
-    const relayLags = watcher.measureRelayLag(false);
-    const latencies = load.ids.map((id) => watcher.completedAt.get(id)! - load.postedAt.get(id)!).sort((a, b) => a - b);
-
     const limit = await limits(platform, Math.round(watcher.averageValueBytes()));
+    const measured = [];
+    for (let run = 1; run <= rounds; run++) measured.push(await oneRound(platform, watcher, peer, limit, `r${run}`));
     const bound = Math.min(limit.lDb, limit.lKafka);
-    const peer = withPeer ? await measurePeer(platform, rate) : undefined;
-    const cpuMsPerTask = Object.fromEntries(Object.entries(cost.cpuSeconds).map(([name, s]) => [name, round((s * 1000) / tasksPerRun, 2)]));
-    const servicesCpuMsPerTask = round(
-      serviceNames.reduce((sum, name) => sum + cpuMsPerTask[name], 0),
-      2,
-    );
-    const result = {
+    const medians = mediansOf(measured);
+    writeResult('throughput', {
       date: new Date().toISOString(),
       machine: `${os.cpus().length} cores, node ${process.version}`,
       tasks: tasksPerRun,
-      saturation: {
-        tasksPerSecond: round(clean),
-        withTenPercentDuplicates: round(withDuplicates),
-        duplicatesRatio: round(withDuplicates / clean, 2),
-        republished: duplicator.republished,
-      },
-      oneUser: single,
-      halfLoad: {
-        tasksPerSecond: round(rate),
-        postToCompletedMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99) },
-        relayLagMs: { p50: percentile(relayLags, 50), p99: percentile(relayLags, 99) },
-        p99TargetMs: round(latencyTargetMs(limit.hopP99Ms, limit.transactions.p99Ms)),
-        criticalPath,
-      },
-      cost: {
-        cpuMsPerTask,
-        servicesCpuMsPerTask,
-        peakRssMb: Object.fromEntries(serviceNames.map((name) => [name, round(cost.peakRssMb[name])])),
-        transactionsPerTask: { counted: perTask.transactions, measured: transactions },
-        ...trips,
-      },
+      runs: rounds,
+      steadyLoadSeconds: steadySeconds,
+      medians,
       limits: {
         eventTransactionsPerSecond: round(limit.transactions.perSecond),
         eventTransactionP99Ms: round(limit.transactions.p99Ms, 2),
@@ -228,20 +120,86 @@ async function main(): Promise<void> {
         kafkaPipeMessagesPerSecond: round(limit.pipe),
         lDb: round(limit.lDb),
         lKafka: round(limit.lKafka),
-        efficiency: round(clean / bound, 3),
+        efficiency: round(medians.saturation.tasksPerSecond / bound, 3),
       },
-      ...(peer ? { peer: peerSummary(peer, limit.lDb), oursOverPeer: oursOverPeer(clean, servicesCpuMsPerTask, latencies, peer) } : {}),
-    };
-    writeResult('throughput', result);
+      everyRun: measured,
+    });
   } finally {
+    await peer?.stop();
     await watcher.stop();
     await platform.stop();
   }
 }
 
-/** The DBOS peer on this run's simulator and PostgreSQL server, at the same concurrency, then at our half-load rate. */
-async function measurePeer(platform: Platform, halfLoadRate: number): Promise<PeerFigures> {
-  const peer = await new Peer({
+/** One round: saturation clean and with duplicates, one user, the steady load at half of it, and the peer at the same. */
+async function oneRound(platform: Platform, watcher: OutcomeWatcher, peer: Peer | undefined, limit: Limits, run: string) {
+  const meter = new CostMeter({
+    ...Object.fromEntries(serviceNames.map((name) => [name, () => [platform.service(name).child.pid!]])),
+    kafka: () => [stackPid('kafka')!].filter(Boolean),
+    registry: () => [stackPid('registry')!].filter(Boolean),
+    zipkin: () => [stackPid('zipkin')!].filter(Boolean),
+    postgres: postgresPids,
+  });
+  const committedBefore = await transactionsCommitted(platform);
+  const countersBefore = await readCounters(platform);
+  meter.start();
+  const clean = await saturation(platform, watcher, tasksPerRun, `clean-${run}`);
+  const cost = meter.stop();
+  const transactions = transactionsPerTask(committedBefore, await transactionsCommitted(platform));
+  const trips = roundTrips(countersBefore, await readCounters(platform), tasksPerRun);
+
+  const duplicator = await new Duplicator(platform.kafka, platform.env.topicPrefix).start();
+  const withDuplicates = await saturation(platform, watcher, tasksPerRun, `duplicates-${run}`);
+  await duplicator.stop();
+
+  const single = await saturation(platform, watcher, tasksPerRun, `one-user-${run}`, () => singleUser);
+
+  const rate = clean.tasksPerSecond / 2;
+  const { latencies, relayLags } = await steadyLoad(platform, watcher, rate, steadySeconds);
+  const peerFigures = peer ? await peer.measure(rate, steadySeconds) : undefined;
+
+  const cpuMsPerTask = Object.fromEntries(Object.entries(cost.cpuSeconds).map(([name, s]) => [name, round((s * 1000) / tasksPerRun, 2)]));
+  const servicesCpuMsPerTask = round(
+    serviceNames.reduce((sum, name) => sum + cpuMsPerTask[name], 0),
+    2,
+  );
+  const halfLoad = { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  return {
+    saturation: {
+      tasksPerSecond: round(clean.tasksPerSecond),
+      postMs: clean.postMs,
+      withTenPercentDuplicates: round(withDuplicates.tasksPerSecond),
+      duplicatesRatio: round(withDuplicates.tasksPerSecond / clean.tasksPerSecond, 2),
+      republished: duplicator.republished,
+    },
+    oneUser: {
+      openTaskCapRaisedTo: openTaskCap,
+      acceptedPerSecond: single.acceptedPerSecond,
+      postMs: single.postMs,
+      tasksPerSecond: round(single.tasksPerSecond),
+    },
+    halfLoad: {
+      tasksPerSecond: round(rate),
+      postToCompletedMs: halfLoad,
+      peerPostToCompletedMs: peerFigures?.halfLoad.postToCompletedMs,
+      relayLagMs: { p50: percentile(relayLags, 50), p99: percentile(relayLags, 99) },
+      p99TargetMs: round(latencyTargetMs(limit.hopP99Ms, limit.transactions.p99Ms)),
+      criticalPath,
+    },
+    cost: {
+      cpuMsPerTask,
+      servicesCpuMsPerTask,
+      peakRssMb: Object.fromEntries(serviceNames.map((name) => [name, round(cost.peakRssMb[name])])),
+      transactionsPerTask: { counted: perTask.transactions, measured: transactions },
+      ...trips,
+    },
+    ...(peerFigures ? { peer: peerSummary(peerFigures), oursOverPeer: oursOverPeer(clean.tasksPerSecond, servicesCpuMsPerTask, halfLoad, peerFigures) } : {}),
+  };
+}
+
+/** The DBOS peer on this run's simulator and PostgreSQL server, at the same concurrency. */
+function startPeer(platform: Platform): Promise<Peer> {
+  return new Peer({
     serverUrl: platform.env.serverUrl,
     suffix: platform.env.suffix,
     modelUrl: platform.url('model-simulator'),
@@ -249,31 +207,23 @@ async function measurePeer(platform: Platform, halfLoadRate: number): Promise<Pe
     inFlight,
     tasks: tasksPerRun,
   }).start();
-  try {
-    return await peer.measure(halfLoadRate);
-  } finally {
-    await peer.stop();
-  }
 }
 
-function peerSummary(peer: PeerFigures, lDb: number) {
+function peerSummary(peer: PeerFigures) {
   return {
     name: 'DBOS Transact 5.3.0 (bench/peers/dbos), one Node process',
     tasksPerSecond: round(peer.tasksPerSecond),
-    halfLoad: { tasksPerSecond: round(peer.halfLoad.tasksPerSecond), postToCompletedMs: peer.halfLoad.postToCompletedMs },
     cpuMsPerTask: { peer: round(peer.cpuMsPerTask.peer, 2), postgres: round(peer.cpuMsPerTask.postgres, 2) },
     peakRssMb: round(peer.peakRssMb),
-    outcomes: peer.outcomes,
-    lDb: round(lDb),
   };
 }
 
-function oursOverPeer(clean: number, servicesCpuMsPerTask: number, latencies: number[], peer: PeerFigures) {
+function oursOverPeer(clean: number, servicesCpuMsPerTask: number, halfLoad: { p50: number; p99: number }, peer: PeerFigures) {
   return {
     saturation: round(clean / peer.tasksPerSecond, 2),
     cpuPerTask: round(servicesCpuMsPerTask / peer.cpuMsPerTask.peer, 2),
-    halfLoadP50: round(percentile(latencies, 50) / peer.halfLoad.postToCompletedMs.p50, 2),
-    halfLoadP99: round(percentile(latencies, 99) / peer.halfLoad.postToCompletedMs.p99, 2),
+    halfLoadP50: round(halfLoad.p50 / peer.halfLoad.postToCompletedMs.p50, 2),
+    halfLoadP99: round(halfLoad.p99 / peer.halfLoad.postToCompletedMs.p99, 2),
   };
 }
 

@@ -39,6 +39,7 @@ function ensureInstalled(): void {
  */
 export class Peer {
   private child?: ChildProcess;
+  private runs = 0;
   private url = '';
   private readonly databaseUrl: string;
 
@@ -73,17 +74,19 @@ export class Peer {
     await dropDatabase(this.databaseUrl);
   }
 
-  async measure(halfLoadRate: number): Promise<PeerFigures> {
-    await this.waitDone(await this.submit(50, 'warm-up'));
+  /** Saturation, then `seconds` of load at `halfLoadRate`; its task outcomes so far are counted, every run's. */
+  async measure(halfLoadRate: number, seconds: number): Promise<PeerFigures> {
+    this.runs++;
+    await this.waitDone(await this.submit(50, `warm-up-${this.runs}`));
     const meter = new CostMeter({ peer: () => [this.child!.pid!], postgres: postgresPids });
     meter.start();
     const started = Date.now();
-    const saturated = await this.submit(this.settings.tasks, 'clean');
+    const saturated = await this.submit(this.settings.tasks, `clean-${this.runs}`);
     const last = await this.waitDone(saturated);
     const cost = meter.stop();
     const tasksPerSecond = this.settings.tasks / ((last - started) / 1000);
 
-    const load = await this.submit(Math.round(halfLoadRate * 20), 'half-load', 1000 / halfLoadRate);
+    const load = await this.submit(Math.round(halfLoadRate * seconds), `steady-${this.runs}`, 1000 / halfLoadRate);
     await this.waitDone(load);
     const latencies = await this.latencies(load);
     return {
