@@ -77,7 +77,8 @@ export class Peer {
   /** Saturation, then `seconds` of load at `halfLoadRate`; its task outcomes so far are counted, every run's. */
   async measure(halfLoadRate: number, seconds: number): Promise<PeerFigures> {
     this.runs++;
-    await this.waitDone(await this.submit(50, `warm-up-${this.runs}`));
+    // The first run warms up as ours does, with a whole saturation not counted.
+    await this.waitDone(await this.submit(this.runs === 1 ? this.settings.tasks : 50, `warm-up-${this.runs}`));
     const meter = new CostMeter({ peer: () => [this.child!.pid!], postgres: postgresPids });
     meter.start();
     const started = Date.now();

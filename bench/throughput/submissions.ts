@@ -75,10 +75,10 @@ export async function saturation(platform: Platform, watcher: OutcomeWatcher, ta
   };
 }
 
-/** Tasks at `rate` a second for `seconds`: POST → TaskCompleted of each, and every event's relay lag, sorted. */
-export async function steadyLoad(platform: Platform, watcher: OutcomeWatcher, rate: number, seconds: number) {
+/** Tasks at `rate` a second for `seconds` (`label` tells one run's idempotency keys from another's): POST → TaskCompleted of each, and every event's relay lag, sorted. */
+export async function steadyLoad(platform: Platform, watcher: OutcomeWatcher, rate: number, seconds: number, label: string) {
   watcher.measureRelayLag(true);
-  const load = await submit(platform, Math.round(rate * seconds), 'steady', 1000 / rate);
+  const load = await submit(platform, Math.round(rate * seconds), label, 1000 / rate);
   await watcher.allCompleted(load.ids, 120_000);
   const relayLags = watcher.measureRelayLag(false);
   await platform.consumersCaughtUp(600_000);
