@@ -40,7 +40,7 @@ import { mediansOf } from './throughput/medians';
 import { OutcomeWatcher } from './throughput/outcome-watcher';
 import { Peer, PeerFigures } from './throughput/peer';
 import { CostMeter, postgresPids, stackPid } from './throughput/process-cost';
-import { inFlight, openTaskCap, saturation, singleUser, steadyLoad, submit, users } from './throughput/submissions';
+import { inFlight, openTaskCap, saturation, singleUser, steadyLoad, users } from './throughput/submissions';
 
 Logger.overrideLogger(['error']);
 const tasksPerRun = Number(process.env.BENCH_TASKS ?? 1000);
