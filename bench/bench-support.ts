@@ -32,8 +32,14 @@ export function runBenchmark(main: () => Promise<void>): void {
   );
 }
 
-/** Settings of a benchmark platform: production's, but for the model (the simulator answers at once). */
-export const benchSettings: NodeJS.ProcessEnv = { LOG_LEVEL: 'warn', GENERATION_RETRY_DELAYS: '5s,30s,2m', MODEL_TIMEOUT: '30s', OUTBOX_POLL_INTERVAL: '1s' };
+/** Settings of a benchmark platform: production's (its trace share too, which the local stack raises), but for the model (the simulator answers at once). */
+export const benchSettings: NodeJS.ProcessEnv = {
+  TRACE_SHARE: '0.1',
+  LOG_LEVEL: 'warn',
+  GENERATION_RETRY_DELAYS: '5s,30s,2m',
+  MODEL_TIMEOUT: '30s',
+  OUTBOX_POLL_INTERVAL: '1s',
+};
 
 /**
  * TaskAccepted → TaskCompleted of `tasks` tasks submitted one after another (after 5 to warm up

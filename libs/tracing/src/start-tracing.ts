@@ -4,6 +4,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { samplerFrom } from './task-sampler';
 import { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, SimpleSpanProcessor, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-node';
 
 let provider: NodeTracerProvider | undefined;
@@ -15,8 +16,8 @@ const untracedPaths = new Set(['/metrics', '/health', '/health/live', '/health/r
  * Starts OpenTelemetry tracing for a service: before anything else is loaded, so that the http and
  * pg modules are instrumented (pg only with TRACE_QUERIES=on). Configured by the standard OTEL_*
  * variables: OTEL_TRACES_EXPORTER=otlp (the default; OTEL_EXPORTER_OTLP_PROTOCOL http/protobuf or
- * http/json) | zipkin | console | none, OTEL_SDK_DISABLED=true to turn it off, and the sampler's,
- * the batch processor's, the exporters' and OTEL_RESOURCE_ATTRIBUTES, which the SDK reads itself.
+ * http/json) | zipkin | console | none, OTEL_SDK_DISABLED=true to turn it off, TRACE_SHARE (see
+ * TaskSampler) or the SDK's own sampler's, the batch processor's, the exporters' and OTEL_RESOURCE_ATTRIBUTES, which the SDK reads itself.
  * Only traces: metrics and logs have their own channels (GET /metrics, JSON lines on stdout). The
  * trace SDK alone, rather than the all-in-one NodeSDK, which loads every exporter of every signal
  * (some 300 modules, ~12 MB of each service's memory) whatever is configured.
@@ -26,7 +27,9 @@ export function startTracing(serviceName: string): void {
   const resource = defaultResource()
     .merge(detectResources({ detectors: [envDetector] }))
     .merge(resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME || serviceName }));
-  provider = new NodeTracerProvider({ resource, spanProcessors: spanProcessorsFrom(process.env) });
+  // Given only when ours: an undefined sampler could stand in for the one the SDK reads from OTEL_TRACES_SAMPLER.
+  const sampler = samplerFrom(process.env);
+  provider = new NodeTracerProvider({ resource, spanProcessors: spanProcessorsFrom(process.env), ...(sampler ? { sampler } : {}) });
   provider.register();
   registerInstrumentations({
     tracerProvider: provider,

@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { BackoffPolicy, exponentialDelay } from '@app/timing';
 import { errorCodeOf, isInfrastructureError, isRetriable, PlatformError } from '@app/failures';
 import { EventCodec, type IdempotentProducer } from '@app/kafka';
-import { failSpan, inSpan, Span } from '@app/tracing';
+import { failSpan, inSpan, keepSpan, Span } from '@app/tracing';
 import { commitTogether } from './commit-together';
 import { ConsumedMessage, consumerSpanOptions, inboxEntryOf } from './consumed-message';
 import { GivenUp, sendToDeadLetters } from './dead-letter';
@@ -102,7 +102,9 @@ export class MessageDelivery {
       return 'dead-lettered';
     }
     if (!this.reactions.handles(arrival.event.eventType)) return 'handled'; // cannot happen since values must match their topic; kept as a guard
-    return inSpan(`process ${arrival.event.eventType}`, consumerSpanOptions(arrival.event, consumed), (span) =>
+    // Delivered alone after a failure, or asked for again: a span kept whatever the trace share.
+    const options = consumerSpanOptions(arrival.event, consumed);
+    return inSpan(`process ${arrival.event.eventType}`, { ...options, facts: { ...options.facts, [keepSpan]: true } }, (span) =>
       this.attempt(arrival, control, span, failedTogether),
     );
   }
