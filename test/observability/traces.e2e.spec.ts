@@ -2,8 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import { newEvent } from '@app/events';
 import { EventCodec } from '@app/kafka';
-import { defaults } from '@app/config';
+import { defaults, serviceNames } from '@app/config';
 import { loadStackConfig, zipkinUrl } from '../../tools/stack/stack.config';
+import { stopService } from '../../tools/run/service-process';
 import { Platform } from '../support/platform';
 import { authAs } from '../support/tokens';
 import { freePort } from '../support/unique';
@@ -161,5 +162,40 @@ describe('traces', () => {
     expect(first).toMatchObject({ parentId: parentSpanId, localEndpoint: { serviceName: 'tasks' }, tags: { taskId: requested.taskId } });
     expect(new Set(trace.map((s) => s.localEndpoint.serviceName))).toEqual(new Set(['tasks', 'quota', 'generation', 'notification']));
     expect(trace.every((s) => s.traceId === traceId)).toBe(true);
+  });
+
+  it('keeps, at a share of none, the spans of a task that failed from its failure on, and nothing of one that succeeded', async () => {
+    // Given every service started again keeping no share of the tasks that go well
+    for (const name of serviceNames) {
+      const { port } = platform.service(name);
+      await stopService(platform.service(name));
+      await platform.startApp(name, port, { TRACE_SHARE: '0' });
+    }
+
+    // When one task succeeds, and then one fails for good
+    const succeeded = (await platform.submit('traced', { shared: 'none' })).body.taskId as string;
+    expect((await platform.settled(succeeded)).state).toBe('SUCCESS');
+    const failed = (await platform.submit('traced', { simulate: { permanentFailure: true } })).body.taskId as string;
+    expect(['FAILED', 'COMPENSATED']).toContain((await platform.settled(failed)).state);
+
+    // Then the failed task's failure is traced in every service it went through, with what followed it
+    const kept = (span: ZipkinSpan[], name: string, service: string) => span.some((s) => s.name === name && s.localEndpoint.serviceName === service);
+    let spans: ZipkinSpan[] = [];
+    await waitFor(
+      async () => {
+        spans = (await tracesOf(failed)).flat();
+        return (
+          kept(spans, 'process generationfailed', 'tasks') &&
+          kept(spans, 'process generationfailed', 'quota') &&
+          kept(spans, 'process taskfailed', 'notification') &&
+          kept(spans, 'process quotarefunded', 'tasks')
+        );
+      },
+      { what: "the failed task's spans in Zipkin", timeoutMs: 30_000 },
+    );
+    // but not what went well before it
+    expect(spans.filter((s) => s.name === 'process taskaccepted' || s.name.startsWith('post'))).toEqual([]);
+    // And nothing of the task that succeeded, whose spans ended before the failed task's were exported
+    expect(await tracesOf(succeeded)).toEqual([]);
   });
 });
