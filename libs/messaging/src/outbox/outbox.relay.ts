@@ -67,9 +67,7 @@ export class OutboxRelay {
   readonly stats: RelayStats = { published: 0, parked: 0, failedRounds: 0 };
   private readonly onCommit = () => {
     this.loop.wake();
-    const committed = this.committed;
-    this.committed = nextCommit();
-    committed.resolve();
+    this.releaseCommitWaiters();
   };
   /** Resolved by the next commit of outbox rows in this process; a run waits on it while a request is with the broker. */
   private committed = nextCommit();
@@ -101,6 +99,12 @@ export class OutboxRelay {
     return this.loop.running;
   }
 
+  private releaseCommitWaiters(): void {
+    const committed = this.committed;
+    this.committed = nextCommit();
+    committed.resolve();
+  }
+
   /** Finishes the batch in flight, then disconnects. */
   async stop(): Promise<void> {
     outboxSignal.off(outboxCommitted, this.onCommit);
@@ -123,6 +127,9 @@ export class OutboxRelay {
       // The session may be broken, or on a server that turned read-only: the next round opens another.
       await this.session.close();
       throw error;
+    } finally {
+      // The run's waits are over: settled now, they do not hold their handlers until this process commits again.
+      this.releaseCommitWaiters();
     }
   }
 

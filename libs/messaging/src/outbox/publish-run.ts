@@ -57,6 +57,7 @@ export async function publishRun(codec: EventCodec, producer: IdempotentProducer
       }
       if (batch.length === duties.batchSize) continue;
     }
+    if (!inFlight.busy()) return false;
     // All there was is with the broker: read again as soon as more is committed, or end once it is acknowledged.
     if ((await Promise.race([inFlight.answered().then(() => 'answered'), committed.then(() => 'committed')])) === 'committed') continue;
     return !(await inFlight.settle());
@@ -78,6 +79,10 @@ class OneRequestInFlight {
 
   send(request: Encoded[]): void {
     this.sending = sendRequest(this.producer, request);
+  }
+
+  busy(): boolean {
+    return this.sending !== undefined;
   }
 
   /** The ids of the rows with the broker, which a read leaves out. */
