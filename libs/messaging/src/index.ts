@@ -7,6 +7,7 @@
 export { KAFKA, MessagingModule, type HandlerSource } from './messaging.module';
 export { setBased, type BatchContext, type EventHandlers, type HandlerContext } from './inbox/event-handlers';
 export { outbox } from './outbox/outbox';
+export type { OutboxWrite } from './outbox/add-to-outbox';
 export { messagingMigrations } from './messaging.migrations';
 export { loadMessagingConfig } from './messaging.config';
 export { MessagingHealth } from './messaging-health';

@@ -1,6 +1,6 @@
 import { HttpStatus, UnprocessableEntityException } from '@nestjs/common';
 import type { Knex } from 'knex';
-import { lockAccounts, QuotaSummary, storeBalances, summarise } from '../ledger/quota-account';
+import { balancesStored, lockAccounts, QuotaSummary, summarise } from '../ledger/quota-account';
 
 /** What QuotaDebited's and QuotaRefunded's Avro `int` balances can carry. */
 export const maxBalance = 2 ** 31 - 1;
@@ -30,7 +30,7 @@ export async function grantQuota(knex: Knex, userId: string, amount: number, key
       throw new UnprocessableEntityException(`a grant of ${amount} would take ${userId}'s balance past ${maxBalance}, more than the events can carry`);
     }
     const [row] = await trx('quota_ledger').insert({ user_id: userId, kind: 'grant', amount, grant_key: key }).returning('id');
-    await storeBalances(trx, new Map([[userId, balance + amount]]));
+    await balancesStored(trx, new Map([[userId, balance + amount]]));
     const answer = await summarise(trx, userId);
     await trx('quota_ledger')
       .where({ id: row.id })

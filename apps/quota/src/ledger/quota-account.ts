@@ -45,11 +45,11 @@ export async function lockAccounts(trx: Knex.Transaction, userIds: Iterable<stri
   return balances;
 }
 
-/** The balances, as decided, written back with one statement. */
-export async function storeBalances(trx: Knex.Transaction, balances: ReadonlyMap<string, number>): Promise<void> {
-  if (balances.size === 0) return;
+/** The statement that writes the balances, as decided, back: for a `with` of the caller's; undefined for none. */
+export function balancesStored(trx: Knex.Transaction, balances: ReadonlyMap<string, number>): Knex.Raw | undefined {
+  if (balances.size === 0) return undefined;
   const rows = [...balances].map(([user_id, balance]) => ({ user_id, balance }));
-  await trx.raw(
+  return trx.raw(
     `update quota_accounts as a set balance = r.balance
      from jsonb_to_recordset(?::jsonb) as r(user_id text, balance integer) where a.user_id = r.user_id`,
     [JSON.stringify(rows)],

@@ -1,17 +1,17 @@
 import { quotaRefunds } from '@app/metrics';
 import { causedBy, DomainEvent } from '@app/events';
 import type { BatchContext } from '@app/messaging';
-import { storeBalances } from './quota-account';
+import { balancesStored } from './quota-account';
 import type { QuotaBook, QuotaDecision } from './quota.rules';
 
 const ledgerKind = { debit: 'debit', reject: 'rejection', refund: 'refund', settle: 'settled' } as const;
 
 /**
- * Writes what quota.rules decided for a batch: its ledger rows with one statement, the balances they
- * moved with one, and their events (none for a settlement) with one.
+ * Writes what quota.rules decided for a batch by one statement: its ledger rows, the balances they
+ * moved and their events (none for a settlement).
  */
 export async function recordDecisions(
-  { trx, publish, afterCommit }: BatchContext,
+  { trx, outboxWriteOf, afterCommit }: BatchContext,
   book: QuotaBook,
   decided: Array<{ event: DomainEvent; decision: QuotaDecision }>,
 ): Promise<void> {
@@ -20,7 +20,7 @@ export async function recordDecisions(
     decision: Exclude<QuotaDecision, { kind: 'nothing' }>;
   }>;
   if (taken.length === 0) return;
-  await trx('quota_ledger').insert(
+  const ledger = trx('quota_ledger').insert(
     taken.map(({ event, decision }) => ({
       user_id: decision.userId,
       task_id: event.taskId,
@@ -30,10 +30,14 @@ export async function recordDecisions(
     })),
   );
   const moved = new Set(taken.filter(({ decision }) => decision.kind === 'debit' || decision.kind === 'refund').map(({ decision }) => decision.userId));
-  await storeBalances(trx, new Map([...moved].map((userId) => [userId, book.balances.get(userId)!])));
+  const balances = balancesStored(trx, new Map([...moved].map((userId) => [userId, book.balances.get(userId)!])));
+  const events = await outboxWriteOf(taken.flatMap(({ event, decision }) => eventsOf(event, decision)));
+  let statement = trx.with('ledger', ledger);
+  if (balances) statement = statement.with('balances', balances);
+  if (events) statement = statement.with('events', events.insert);
+  await statement.select(trx.raw('1'));
   const refunded = taken.reduce((sum, { decision }) => sum + (decision.kind === 'refund' ? decision.amount : 0), 0);
   if (refunded > 0) afterCommit(() => quotaRefunds.inc(refunded));
-  await publish(taken.flatMap(({ event, decision }) => eventsOf(event, decision)));
 }
 
 function eventsOf(cause: DomainEvent, decision: Exclude<QuotaDecision, { kind: 'nothing' }>): DomainEvent[] {

@@ -2,12 +2,13 @@ import { afterCommit } from '@app/database';
 import { taskEndToEndSeconds } from '@app/metrics';
 import type { Knex } from 'knex';
 import { DomainEvent, TaskAccepted } from '@app/events';
-import { outbox } from '@app/messaging';
+import { outbox, OutboxWrite } from '@app/messaging';
 import { noFacts, TaskFacts } from '@app/task-state';
-import { openTaskSlotTaken, releaseOpenTaskSlots } from '../submit/user-limits';
+import { openTaskSlotTaken, openTaskSlotsReleased } from '../submit/user-limits';
 import { project, ProjectedTask, Projection, TaskChange } from './projection.rules';
 
-type PublishAll = (events: DomainEvent[]) => Promise<void>;
+/** Writes outcome events to the outbox, or gives the insert that does for applyToTasks to run with its own writes. */
+export type OutcomesOutbox = (events: DomainEvent[]) => Promise<OutboxWrite | undefined>;
 
 interface TaskRow {
   task_id: string;
@@ -21,6 +22,7 @@ interface TaskRow {
 export function applyToTask(trx: Knex.Transaction, event: DomainEvent, publish: (event: DomainEvent) => Promise<void>): Promise<void> {
   return applyToTasks(trx, [event], async (events) => {
     for (const outcome of events) await publish(outcome);
+    return undefined;
   });
 }
 
@@ -30,9 +32,10 @@ export function applyToTask(trx: Knex.Transaction, event: DomainEvent, publish: 
  * task that first reaches a terminal state gets its outcome (TaskCompleted or TaskFailed) published,
  * exactly once. The tasks' rows are locked in key order, so events of one task arriving on several
  * topics at once apply one batch after the other, and two batches never wait on each other in a
- * circle. One statement per table whatever the number of events.
+ * circle. Three statements whatever the number of events: the rows locked, the timeline, and the
+ * rest (the changes, the outcomes' events and timeline, the users' slots) together.
  */
-export async function applyToTasks(trx: Knex.Transaction, events: DomainEvent[], publish: PublishAll): Promise<void> {
+export async function applyToTasks(trx: Knex.Transaction, events: DomainEvent[], outcomesOutbox: OutcomesOutbox): Promise<void> {
   if (events.length === 0) return;
   const rows = await lockedTasks(trx, events);
   const fresh = await appendToTimeline(trx, events);
@@ -40,13 +43,14 @@ export async function applyToTasks(trx: Knex.Transaction, events: DomainEvent[],
     projectionsOf(rows),
     events.filter((event) => fresh.has(event.eventId.toLowerCase())),
   );
+  const writes: Array<[string, Knex.QueryBuilder | Knex.Raw | undefined]> = [['changed', tasksUpdated(trx, changes)]];
   if (outcomes.length > 0) {
-    await publish(outcomes.map(({ outcome }) => outcome));
-    await appendToTimeline(
-      trx,
-      outcomes.map(({ outcome }) => outcome),
+    const outcomeEvents = outcomes.map(({ outcome }) => outcome);
+    writes.push(
+      ['outcomes', (await outcomesOutbox(outcomeEvents))?.insert],
+      ['outcomes_timeline', trx('task_timeline').insert(outcomeEvents.map(timelineRowOf)).onConflict('event_id').ignore()],
+      ['slots', openTaskSlotsReleased(trx, slotsFreedBy(changes, outcomes, rows))],
     );
-    await releaseOpenTaskSlots(trx, slotsFreedBy(changes, outcomes, rows));
     const createdAt = new Map(rows.map((row) => [row.task_id, new Date(row.created_at).getTime()]));
     afterCommit(trx, () => {
       for (const { outcome } of outcomes) {
@@ -55,7 +59,15 @@ export async function applyToTasks(trx: Knex.Transaction, events: DomainEvent[],
       }
     });
   }
-  await updateTasks(trx, changes);
+  await inOneStatement(trx, writes);
+}
+
+/** Writes that depend on no other's result, run as one statement (each a `with` of it); none: no statement. */
+async function inOneStatement(trx: Knex.Transaction, writes: Array<[string, Knex.QueryBuilder | Knex.Raw | undefined]>): Promise<void> {
+  const present = writes.filter((write): write is [string, Knex.QueryBuilder | Knex.Raw] => write[1] !== undefined);
+  if (present.length === 0) return;
+  const statement = present.reduce<Knex.QueryBuilder>((query, [name, write]) => query.with(name, write), trx.queryBuilder());
+  await statement.select(trx.raw('1'));
 }
 
 /** Per user, the tasks that ended now and held an open-task slot: those accepted (requested). */
@@ -161,9 +173,9 @@ function timelineRowOf(event: DomainEvent) {
   };
 }
 
-/** Every changed task's row, with one statement. */
-async function updateTasks(trx: Knex.Transaction, changes: TaskChange[]): Promise<void> {
-  if (changes.length === 0) return;
+/** The statement that writes every changed task's row; undefined for none. */
+function tasksUpdated(trx: Knex.Transaction, changes: TaskChange[]): Knex.Raw | undefined {
+  if (changes.length === 0) return undefined;
   const records = changes.map((change) => ({
     task_id: change.taskId,
     facts: change.facts,
@@ -177,7 +189,7 @@ async function updateTasks(trx: Knex.Transaction, changes: TaskChange[]): Promis
     input: change.request?.input ?? null,
     idempotency_key: change.request?.idempotencyKey ?? null,
   }));
-  await trx.raw(
+  return trx.raw(
     `update tasks as t set facts = r.facts, state = r.state, reason = r.reason, attempts = r.attempts, report_ref = r.report_ref,
        outcome_event_id = r.outcome_event_id,
        report_type = case when r.has_request then r.report_type else t.report_type end,

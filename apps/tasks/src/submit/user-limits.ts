@@ -49,11 +49,11 @@ export function openTaskSlotTaken(trx: Knex.Transaction, userId: string, max: nu
   );
 }
 
-/** Gives back the slots of tasks that reached their end, `finished` per user: one statement. */
-export async function releaseOpenTaskSlots(trx: Knex.Transaction, finished: ReadonlyMap<string, number>): Promise<void> {
-  if (finished.size === 0) return;
+/** The statement that gives back the slots of tasks that reached their end, `finished` per user; undefined for none. */
+export function openTaskSlotsReleased(trx: Knex.Transaction, finished: ReadonlyMap<string, number>): Knex.Raw | undefined {
+  if (finished.size === 0) return undefined;
   const rows = [...finished].map(([user_id, n]) => ({ user_id, n }));
-  await trx.raw(
+  return trx.raw(
     `update user_open_tasks as u set open_tasks = greatest(u.open_tasks - r.n, 0)
      from jsonb_to_recordset(?::jsonb) as r(user_id text, n integer) where u.user_id = r.user_id`,
     [JSON.stringify(rows)],

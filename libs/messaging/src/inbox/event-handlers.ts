@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { DomainEvent, EventOf, EventType } from '@app/events';
+import type { OutboxWrite } from '../outbox/add-to-outbox';
 
 export interface HandlerContext {
   /** The transaction the inbox row commits in: write every business row through it. */
@@ -28,6 +29,11 @@ export interface BatchContext {
    * the incoming event it was caused by (its `causationId`).
    */
   publish(events: DomainEvent[]): Promise<void>;
+  /**
+   * The insert `publish` runs, not run, for the handler to write the events with its own rows by one
+   * statement (a `with` of it); undefined for no events.
+   */
+  outboxWriteOf(events: DomainEvent[]): Promise<OutboxWrite | undefined>;
   /** Runs `then` once the transaction has committed (a worker's wake-up, a clean-up); never on rollback. */
   afterCommit(then: () => unknown): void;
   /** The trace context `event` is being handled in, for work that will run later in its name (a job's attempts). */

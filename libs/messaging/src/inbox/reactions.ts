@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Logger } from '@nestjs/common';
 import { DomainEvent, EventType } from '@app/events';
 import { failSpan, inOpenSpan, inSpan, openSpan, Span, traceparentOf, childTraceparent } from '@app/tracing';
-import { addAllToOutbox } from '../outbox/add-to-outbox';
+import { addAllToOutbox, outboxWriteOf } from '../outbox/add-to-outbox';
 import { ConsumedMessage, consumerSpanOptions, handlerContextFor } from './consumed-message';
 import { BatchContext, EventHandler, EventHandlers, isSetBased, SetBasedHandler } from './event-handlers';
 
@@ -118,18 +118,17 @@ export class Reactions {
    */
   private batchContext(trx: Knex.Transaction, arrivals: Arrival[], spans: Array<Span | undefined>): BatchContext {
     const byEventId = new Map(arrivals.map((arrival, i) => [arrival.event.eventId, { arrival, span: spans[i] }]));
+    const entriesOf = (events: DomainEvent[]) =>
+      events.map((event) => {
+        const cause = event.causationId ? byEventId.get(event.causationId) : undefined;
+        const incoming = cause?.arrival.consumed.message.headers?.traceparent?.toString();
+        // Stamped with this consumer's service: a handler cannot write in another producer's name.
+        return { event: { ...event, producer: this.consumer }, traceparent: traceparentOf(cause?.span) ?? childTraceparent(incoming, event.correlationId) };
+      });
     return {
       trx,
-      publish: (events) =>
-        addAllToOutbox(
-          trx,
-          events.map((event) => {
-            const cause = event.causationId ? byEventId.get(event.causationId) : undefined;
-            const incoming = cause?.arrival.consumed.message.headers?.traceparent?.toString();
-            // Stamped with this consumer's service: a handler cannot write in another producer's name.
-            return { event: { ...event, producer: this.consumer }, traceparent: traceparentOf(cause?.span) ?? childTraceparent(incoming, event.correlationId) };
-          }),
-        ),
+      publish: (events) => addAllToOutbox(trx, entriesOf(events)),
+      outboxWriteOf: (events) => outboxWriteOf(trx, entriesOf(events)),
       afterCommit: (then) => afterCommit(trx, then),
       traceparentOf: (event) => traceparentOf(byEventId.get(event.eventId)?.span),
     };

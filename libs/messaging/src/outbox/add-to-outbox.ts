@@ -40,14 +40,29 @@ export function copyOutboxEvents(rule: OutboxCopies): void {
 
 /** Events with the trace context each is published in, and their copies, written by one statement (see addToOutbox). */
 export async function addAllToOutbox(trx: Knex.Transaction, entries: OutboxEntry[]): Promise<void> {
-  if (entries.length === 0) return;
+  const write = await outboxWriteOf(trx, entries);
+  if (write) await write.insert;
+}
+
+/**
+ * The insert addAllToOutbox runs, not run: for a caller that writes the events with its own rows by
+ * one statement (a `with` of it). Wrapped, since a query builder awaited runs. Undefined for no
+ * events; the relay is woken when `trx` commits.
+ */
+export async function outboxWriteOf(trx: Knex.Transaction, entries: OutboxEntry[]): Promise<OutboxWrite | undefined> {
+  if (entries.length === 0) return undefined;
   const rows: Array<ReturnType<typeof outboxRowOf> & { topic?: string }> = [];
   for (const { event, traceparent, copyTo = [] } of entries) {
     const row = outboxRowOf(event, traceparent);
     rows.push(row, ...[...new Set([...copyTo, ...(await copiesOf(event, trx))])].map((topic) => ({ ...row, topic })));
   }
-  await trx('outbox').insert(rows);
   wakeRelayOnCommit(trx);
+  return { insert: trx('outbox').insert(rows) };
+}
+
+/** An outbox insert to run within a statement of the caller's. */
+export interface OutboxWrite {
+  insert: Knex.QueryBuilder;
 }
 
 /**
