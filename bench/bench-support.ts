@@ -39,6 +39,12 @@ export const benchSettings: NodeJS.ProcessEnv = {
   GENERATION_RETRY_DELAYS: '5s,30s,2m',
   MODEL_TIMEOUT: '30s',
   OUTBOX_POLL_INTERVAL: '1s',
+  // The defaults again where the tests poll faster: the services as `npm start` runs them.
+  GENERATION_POLL_INTERVAL: '500ms',
+  WEBHOOK_POLL_INTERVAL: '500ms',
+  WEBHOOK_RETRY_INITIAL: '1s',
+  WEBHOOK_TIMEOUT: '10s',
+  CONSUMER_RETRY_INITIAL: '200ms',
 };
 
 /**

@@ -3,3 +3,4 @@ export * from './knex';
 export * from './migrations';
 export * from './after-commit';
 export * from './own-session';
+export * from './one-statement';

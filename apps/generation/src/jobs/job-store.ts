@@ -1,5 +1,5 @@
 import { retries } from '@app/metrics';
-import { afterCommit } from '@app/database';
+import { afterCommit, inOneStatement } from '@app/database';
 import type { Knex } from 'knex';
 import { capText, DomainEvent, newEvent } from '@app/events';
 import { outbox } from '@app/messaging';
@@ -63,20 +63,13 @@ export async function claimDueJobs(knex: Knex, limit: number, leaseMs: number, s
 }
 
 /**
- * The jobs' next attempts started, with one statement per table: running under a lease, an attempt
+ * The jobs' next attempts started, by one statement: running under a lease, an attempt
  * row each, and their GenerationStarted, each in its task's trace under the context the job was
  * scheduled in (the claim itself is in none).
  */
 export async function startAttempts(trx: Knex.Transaction, jobs: Job[], leaseMs: number): Promise<void> {
   if (jobs.length === 0) return;
   for (const job of jobs) job.attempts += 1;
-  await trx('generation_jobs')
-    .whereIn(
-      'task_id',
-      jobs.map((job) => job.task_id),
-    )
-    .update({ status: 'running', attempts: trx.raw('attempts + 1'), lease_until: new Date(Date.now() + leaseMs), updated_at: trx.fn.now() });
-  await trx('generation_attempts').insert(jobs.map((job) => ({ task_id: job.task_id, attempt: job.attempts, started_at: trx.fn.now() })));
   const spans = jobs.map((job) =>
     openSpan('generation attempt claimed', {
       parent: job.traceparent ?? traceparentFor(job.correlation_id),
@@ -84,13 +77,23 @@ export async function startAttempts(trx: Knex.Transaction, jobs: Job[], leaseMs:
     }),
   );
   try {
-    await outbox.addAll(
+    const started = await outbox.writeOf(
       trx,
       jobs.map((job, i) => ({
         event: newEvent('GenerationStarted', { attempt: job.attempts }, origin(job), 'generation'),
         traceparent: traceparentOf(spans[i]) ?? childTraceparent(job.traceparent ?? undefined, job.correlation_id),
       })),
     );
+    await inOneStatement(trx, {
+      running: trx('generation_jobs')
+        .whereIn(
+          'task_id',
+          jobs.map((job) => job.task_id),
+        )
+        .update({ status: 'running', attempts: trx.raw('attempts + 1'), lease_until: new Date(Date.now() + leaseMs), updated_at: trx.fn.now() }),
+      attempts: trx('generation_attempts').insert(jobs.map((job) => ({ task_id: job.task_id, attempt: job.attempts, started_at: trx.fn.now() }))),
+      started: started?.insert,
+    });
   } finally {
     for (const span of spans) span.end();
   }

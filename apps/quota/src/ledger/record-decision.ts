@@ -1,4 +1,5 @@
 import { quotaRefunds } from '@app/metrics';
+import { inOneStatement } from '@app/database';
 import { causedBy, DomainEvent } from '@app/events';
 import type { BatchContext } from '@app/messaging';
 import { balancesStored } from './quota-account';
@@ -32,10 +33,7 @@ export async function recordDecisions(
   const moved = new Set(taken.filter(({ decision }) => decision.kind === 'debit' || decision.kind === 'refund').map(({ decision }) => decision.userId));
   const balances = balancesStored(trx, new Map([...moved].map((userId) => [userId, book.balances.get(userId)!])));
   const events = await outboxWriteOf(taken.flatMap(({ event, decision }) => eventsOf(event, decision)));
-  let statement = trx.with('ledger', ledger);
-  if (balances) statement = statement.with('balances', balances);
-  if (events) statement = statement.with('events', events.insert);
-  await statement.select(trx.raw('1'));
+  await inOneStatement(trx, { ledger, balances, events: events?.insert });
   const refunded = taken.reduce((sum, { decision }) => sum + (decision.kind === 'refund' ? decision.amount : 0), 0);
   if (refunded > 0) afterCommit(() => quotaRefunds.inc(refunded));
 }

@@ -1,4 +1,4 @@
-import { afterCommit } from '@app/database';
+import { afterCommit, inOneStatement, Write } from '@app/database';
 import { taskEndToEndSeconds } from '@app/metrics';
 import type { Knex } from 'knex';
 import { DomainEvent, TaskAccepted } from '@app/events';
@@ -43,14 +43,12 @@ export async function applyToTasks(trx: Knex.Transaction, events: DomainEvent[],
     projectionsOf(rows),
     events.filter((event) => fresh.has(event.eventId.toLowerCase())),
   );
-  const writes: Array<[string, Knex.QueryBuilder | Knex.Raw | undefined]> = [['changed', tasksUpdated(trx, changes)]];
+  const writes: Record<string, Write | undefined> = { changed: tasksUpdated(trx, changes) };
   if (outcomes.length > 0) {
     const outcomeEvents = outcomes.map(({ outcome }) => outcome);
-    writes.push(
-      ['outcomes', (await outcomesOutbox(outcomeEvents))?.insert],
-      ['outcomes_timeline', trx('task_timeline').insert(outcomeEvents.map(timelineRowOf)).onConflict('event_id').ignore()],
-      ['slots', openTaskSlotsReleased(trx, slotsFreedBy(changes, outcomes, rows))],
-    );
+    writes.outcomes = (await outcomesOutbox(outcomeEvents))?.insert;
+    writes.outcomes_timeline = trx('task_timeline').insert(outcomeEvents.map(timelineRowOf)).onConflict('event_id').ignore();
+    writes.slots = openTaskSlotsReleased(trx, slotsFreedBy(changes, outcomes, rows));
     const createdAt = new Map(rows.map((row) => [row.task_id, new Date(row.created_at).getTime()]));
     afterCommit(trx, () => {
       for (const { outcome } of outcomes) {
@@ -60,14 +58,6 @@ export async function applyToTasks(trx: Knex.Transaction, events: DomainEvent[],
     });
   }
   await inOneStatement(trx, writes);
-}
-
-/** Writes that depend on no other's result, run as one statement (each a `with` of it); none: no statement. */
-async function inOneStatement(trx: Knex.Transaction, writes: Array<[string, Knex.QueryBuilder | Knex.Raw | undefined]>): Promise<void> {
-  const present = writes.filter((write): write is [string, Knex.QueryBuilder | Knex.Raw] => write[1] !== undefined);
-  if (present.length === 0) return;
-  const statement = present.reduce<Knex.QueryBuilder>((query, [name, write]) => query.with(name, write), trx.queryBuilder());
-  await statement.select(trx.raw('1'));
 }
 
 /** Per user, the tasks that ended now and held an open-task slot: those accepted (requested). */

@@ -31,8 +31,8 @@ const lockNotAvailable = '55P03';
 /**
  * POST /tasks under an Idempotency-Key: the key row (with the answer a replay gets), the task row,
  * its timeline and the TaskAccepted outbox row (the input sealed under the user's data key), and the
- * user's open-task slot commit in one transaction (four statements between its begin and its commit:
- * the lock timeout, the key, the user's data key, the rest), so a request that fails leaves nothing behind. A request with a key that another request
+ * user's open-task slot commit in one transaction (three statements between its begin and its commit:
+ * the key with the lock timeout, the user's data key, the rest), so a request that fails leaves nothing behind. A request with a key that another request
  * is still holding waits for it (up to the lock timeout, then 409) and then replays its answer; the
  * same key with other content is a 422. Each request takes a token from the user's rate bucket, and
  * a new task is refused while the user has too many unfinished ones (429).
@@ -42,11 +42,10 @@ export async function submitTask(knex: Knex, config: TasksConfig, personal: Pers
   await takeRateToken(knex, submission.userId, config.userRateLimit, config.userRateBurst);
   try {
     return await knex.transaction(async (trx) => {
-      await trx.raw(`set local lock_timeout = ${Math.max(1, Math.round(config.keyLockTimeoutMs))}`);
       const scope = { user_id: submission.userId, route, key };
       const taskId = randomUUID();
       const body = { taskId, state: 'QUEUED', userId: submission.userId, reportType: submission.reportType };
-      const earlier = await claimKey(trx, scope, hash, taskId, config.idempotencyTtlMs, { status: HttpStatus.ACCEPTED, body });
+      const earlier = await claimKey(trx, scope, hash, taskId, config.idempotencyTtlMs, { status: HttpStatus.ACCEPTED, body }, config.keyLockTimeoutMs);
       if (earlier) return replay(earlier, hash);
       const origin = { taskId, userId: submission.userId, correlationId: randomUUID(), causationId: null };
       const { sealed, keyIssued } = await sealInput(trx, personal, JSON.stringify(submission.input), origin);

@@ -1,4 +1,4 @@
-import { addAllToOutbox, addToOutbox, copyOutboxEvents, outboxRowOf, wakeRelay, wakeRelayOnCommit } from './add-to-outbox';
+import { addAllToOutbox, addToOutbox, copyOutboxEvents, outboxRowOf, outboxWriteOf, wakeRelay, wakeRelayOnCommit } from './add-to-outbox';
 import { republish } from './republish';
 
 /**
@@ -10,6 +10,8 @@ export const outbox = {
   add: addToOutbox,
   /** Several events with their trace contexts, by one statement. */
   addAll: addAllToOutbox,
+  /** The insert `addAll` runs, not run: for a statement that writes the events with other rows (see inOneStatement). */
+  writeOf: outboxWriteOf,
   /** The service's rule for copies of its events on other topics (a partner's), set once at boot. */
   copyEvents: copyOutboxEvents,
   /** An event's row, for a statement that writes it beside other rows (no copies); call `wakeRelayOnCommit` after. */
