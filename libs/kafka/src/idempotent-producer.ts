@@ -1,4 +1,5 @@
 import { Partitioners } from 'kafkajs';
+import { countRequests } from './request-count';
 import type { Kafka, Message, Producer, ProducerBatch, ProducerRecord, RecordMetadata } from 'kafkajs';
 
 /** Where the broker appended a message it acknowledged. */
@@ -103,7 +104,7 @@ export class IdempotentProducer {
   }
 
   private create(): Producer {
-    return this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: () => this.recordingPartitioner() });
+    return countRequests(this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: () => this.recordingPartitioner() }));
   }
 
   /** kafkajs's default partitioner (Java's murmur2 of the key), noting what it chose. */

@@ -61,6 +61,11 @@ export const consumerStalledSeconds = new Gauge({
  * The throughput benchmark divides them by the tasks of a run.
  */
 export const dbStatements = new Counter({ name: 'db_statements_total', help: 'Statements sent to the database, begin and commit included' });
+export const kafkaRequests = new Counter({
+  name: 'kafka_requests_total',
+  help: 'Requests sent to Kafka brokers by the consumers, producers and admin clients, by API (Fetch, Produce, OffsetCommit, …)',
+  labelNames: ['api'] as const,
+});
 export const consumerBatches = new Counter({ name: 'consumer_batches_total', help: 'Batches Kafka handed the consumers (one partition each)' });
 export const consumerBatchMessages = new Counter({ name: 'consumer_batch_messages_total', help: 'Messages in the batches Kafka handed the consumers' });
 export const consumerTransactions = new Counter({

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { DataKey } from './data-keys';
+import { DataKey, unwrapDataKey } from './data-keys';
 import { dataKeysByIds } from './data-key-store';
 import { loadMasterKeys, MasterKeys } from './master-keys';
 import { erased, keyIdOf, openText } from './personal-text';
@@ -18,6 +18,12 @@ export class PersonalData {
     const ids = values.flatMap((value) => (typeof value === 'string' ? (keyIdOf(value) ?? []) : []));
     const keys = await dataKeysByIds(db, ids, this.master);
     return (value: string) => openText(value, (id) => keys.get(id));
+  }
+
+  /** The key a sealed value needs, from its kept (wrapped) row read with the value: undefined when none is kept. */
+  keptKeyOf(value: string, userId: string, wrapped: string | null): DataKey | undefined {
+    const keyId = keyIdOf(value);
+    return keyId && wrapped !== null ? unwrapDataKey(wrapped, { keyId, userId }, this.master) : undefined;
   }
 
   /** The key one sealed value needs, or undefined when it is not sealed or the key is gone. */

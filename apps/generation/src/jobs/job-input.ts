@@ -16,12 +16,13 @@ const failure = (code: 'INPUT_ERASED' | 'DATA_KEY_NOT_YET_KNOWN', message: strin
  * service yet (it travels on its own topic) fails it transiently, to be tried again after the backoff.
  * An input written before sealing is read as it is.
  */
-export async function openJobInput(db: Knex, personal: PersonalData, job: Pick<Job, 'input'>): Promise<JobInput> {
+export async function openJobInput(db: Knex, personal: PersonalData, job: Pick<Job, 'input' | 'user_id' | 'wrapped_key'>): Promise<JobInput> {
   const text = typeof job.input === 'string' ? job.input : null;
   if (text === null || text === erased) return failure('INPUT_ERASED', 'the task’s input was erased with its user’s data');
   const keyId = keyIdOf(text);
   if (!keyId) return { input: parsed(text) };
-  const dataKey = await personal.keyOf(db, text);
+  // Read with the job when it was claimed or became due; otherwise read now.
+  const dataKey = job.wrapped_key !== undefined ? personal.keptKeyOf(text, job.user_id, job.wrapped_key) : await personal.keyOf(db, text);
   if (dataKey) return { input: parsed(openText(text, () => dataKey)), dataKey };
   if (await db('erased_data_keys').where({ key_id: keyId }).first()) return failure('INPUT_ERASED', 'the task’s input was erased with its user’s data');
   return failure('DATA_KEY_NOT_YET_KNOWN', `the user's data key ${keyId} has not reached generation yet`);

@@ -16,7 +16,12 @@ export interface Job {
   debit_event_id: string;
   attempts: number;
   traceparent: string | null;
+  /** The kept (wrapped) data key of a sealed input, read with the job (null: none kept); absent when not read with it. */
+  wrapped_key?: string | null;
 }
+
+/** The job's `wrapped_key`, as a column of a statement that reads or returns generation_jobs rows. */
+export const wrappedKeyColumn = `(select k.wrapped from user_data_keys k where k.key_id::text = split_part(generation_jobs.input, ':', 3)) as wrapped_key`;
 
 const origin = (job: Job) => ({ taskId: job.task_id, userId: job.user_id, correlationId: job.correlation_id, causationId: job.debit_event_id });
 
@@ -36,6 +41,7 @@ export async function claimDueJobs(knex: Knex, limit: number, leaseMs: number, s
   return knex.transaction(async (trx) => {
     const candidateLimit = limit * 4;
     const candidates: Job[] = await trx('generation_jobs')
+      .select('generation_jobs.*', trx.raw(wrappedKeyColumn))
       .where({ status: 'scheduled' })
       .where('next_attempt_at', '<=', trx.fn.now())
       .orderBy('next_attempt_at')

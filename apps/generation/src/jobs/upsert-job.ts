@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Job } from './job-store';
+import { Job, wrappedKeyColumn } from './job-store';
 
 /**
  * The input's key, for a job whose input is `input`, is here (or erased, which the attempt will say):
@@ -57,11 +57,22 @@ export async function upsertJobs(trx: Knex.Transaction, facts: JobFacts[]): Prom
       updated_at: trx.raw(`case when ${becomesDue} then now() else generation_jobs.updated_at end`),
       traceparent: trx.raw(`case when ${becomesDue} then excluded.traceparent else generation_jobs.traceparent end`),
     })
-    .returning<Array<Job & { status: string }>>([...jobColumns, 'status']);
+    .returning<Array<Job & { status: string }>>([...jobColumns(trx), 'status']);
   return jobs.filter((job) => job.status === 'scheduled');
 }
 
-const jobColumns = ['task_id', 'user_id', 'correlation_id', 'report_type', 'input', 'debit_event_id', 'attempts', 'traceparent'];
+/** What a job due is handed to its attempt with: its row, and its input's key as kept. */
+const jobColumns = (db: Knex | Knex.Transaction) => [
+  'task_id',
+  'user_id',
+  'correlation_id',
+  'report_type',
+  'input',
+  'debit_event_id',
+  'attempts',
+  'traceparent',
+  db.raw(wrappedKeyColumn),
+];
 
 /**
  * The user's (or, without one, anyone's) jobs that had their request and debit and waited only for
@@ -75,5 +86,5 @@ export async function jobsNoLongerWaitingForKeys(db: Knex | Knex.Transaction, us
     .whereNotNull('debit_event_id')
     .whereRaw(keyReady('input'))
     .update({ status: 'scheduled', next_attempt_at: db.fn.now(), updated_at: db.fn.now() })
-    .returning<Job[]>(jobColumns);
+    .returning<Job[]>(jobColumns(db));
 }

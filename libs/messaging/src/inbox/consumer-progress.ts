@@ -1,6 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import type { Admin, Kafka } from 'kafkajs';
 import { consumerLag, consumerStalledSeconds } from '@app/metrics';
+import { countRequests } from '@app/kafka';
 
 export interface ProgressOptions {
   /** How often the broker is asked. */
@@ -109,7 +110,7 @@ export class ConsumerProgress {
   private connectedAdmin(): Promise<Admin> {
     if (!this.admin) {
       // Few retries: the next tick asks again, and a stop must not wait on kafkajs' backoff.
-      const admin = this.kafka.admin({ retry: { retries: 1 } });
+      const admin = countRequests(this.kafka.admin({ retry: { retries: 1 } }));
       const ready = (this.admin = admin.connect().then(() => admin));
       ready.catch(() => {
         if (this.admin === ready) this.admin = undefined;

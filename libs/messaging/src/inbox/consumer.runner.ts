@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Consumer, Kafka } from 'kafkajs';
 import { deadLetterTopicFor, EventType, eventTypes, redriveLogTopic, redriveRequestTopic } from '@app/events';
 import { exponentialDelay } from '@app/timing';
-import { ensureTopics, EventCodec, fetchWaitMs, IdempotentProducer } from '@app/kafka';
+import { countRequests, ensureTopics, EventCodec, fetchWaitMs, IdempotentProducer } from '@app/kafka';
 import { ConsumerProgress } from './consumer-progress';
 import { Gathering } from './gathering';
 import { BatchParts, handleBatch } from './batch-handling';
@@ -90,13 +90,15 @@ export class ConsumerRunner {
 
   private newConsumer(): Consumer {
     const sessionTimeout = this.options.sessionTimeoutMs ?? 10_000;
-    const consumer = this.kafka.consumer({
-      groupId: this.groupId,
-      allowAutoTopicCreation: false,
-      sessionTimeout,
-      heartbeatInterval: Math.max(500, Math.floor(sessionTimeout / 5)),
-      maxWaitTimeInMs: fetchWaitMs,
-    });
+    const consumer = countRequests(
+      this.kafka.consumer({
+        groupId: this.groupId,
+        allowAutoTopicCreation: false,
+        sessionTimeout,
+        heartbeatInterval: Math.max(500, Math.floor(sessionTimeout / 5)),
+        maxWaitTimeInMs: fetchWaitMs,
+      }),
+    );
     const { GROUP_JOIN, REBALANCING, CRASH, STOP, REQUEST } = consumer.events;
     consumer.on(REQUEST, ({ payload }) => {
       if (payload.apiName === 'OffsetCommit') this.offsetCommitRequests++;

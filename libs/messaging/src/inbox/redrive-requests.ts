@@ -13,7 +13,7 @@ import {
   redrivenHeaders,
   selectForRedrive,
 } from '@app/dead-letters';
-import { fetchWaitMs, IdempotentProducer } from '@app/kafka';
+import { countRequests, fetchWaitMs, IdempotentProducer } from '@app/kafka';
 import type { MessageAt } from './message-delivery';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -40,11 +40,13 @@ export class RedriveRequests {
 
   /** Reads requests in a group of its own, one at a time; a request is committed once every letter it took is logged. */
   async start(): Promise<void> {
-    const consumer = (this.consumer = this.kafka.consumer({
-      groupId: `${this.groupId}.redrives`,
-      maxWaitTimeInMs: fetchWaitMs,
-      allowAutoTopicCreation: false,
-    }));
+    const consumer = (this.consumer = countRequests(
+      this.kafka.consumer({
+        groupId: `${this.groupId}.redrives`,
+        maxWaitTimeInMs: fetchWaitMs,
+        allowAutoTopicCreation: false,
+      }),
+    ));
     await consumer.connect();
     await consumer.subscribe({ topics: [redriveRequestTopic(this.groupId)], fromBeginning: true });
     await consumer.run({
