@@ -22,7 +22,8 @@
  * (3) and the result is each figure's median, beside every round's.
  *
  * Run with `npm run bench:throughput` (the stack must be up; it builds the services); `-- --no-peer`
- * skips the peer; BENCH_PROFILE=<dir> to profile the services.
+ * skips the peer; BENCH_PROFILE=<dir> to profile the services; BENCH_NODE_FLAGS to run them with other
+ * node flags (after their own: V8 takes a flag's last value).
  */
 import * as os from 'node:os';
 import { Logger } from '@nestjs/common';
@@ -32,6 +33,7 @@ import { messagingMigrations } from '@app/messaging';
 import { EventCodec } from '@app/kafka';
 import { Platform } from '../test/support/platform';
 import { tokenFor } from '../test/support/tokens';
+import { serviceNodeFlags } from '../tools/run/service-process';
 import { benchSettings, kafkaHop, percentile, runBenchmark, writeResult } from './bench-support';
 import { readCounters, roundTrips } from './throughput/counters';
 import { Duplicator } from './throughput/duplicator';
@@ -55,7 +57,9 @@ const settings: NodeJS.ProcessEnv = {
   USER_MAX_OPEN_TASKS: String(openTaskCap),
 };
 // BENCH_PROFILE=<dir>: each service writes a V8 CPU profile there when it stops (open in Chrome's DevTools).
-if (process.env.BENCH_PROFILE) settings.NODE_FLAGS = `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}`;
+// BENCH_NODE_FLAGS: node flags after the services' own (V8 takes a flag's last value), to measure others.
+const profileFlags = process.env.BENCH_PROFILE ? `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE}` : '';
+settings.NODE_FLAGS = [process.env.BENCH_NODE_FLAGS ?? '', profileFlags].join(' ').trim();
 
 /** Transactions committed so far in each service's database, as PostgreSQL counts them. */
 async function transactionsCommitted(platform: Platform): Promise<Record<string, number>> {
@@ -114,6 +118,7 @@ async function main(): Promise<void> {
       tasks: tasksPerRun,
       runs: rounds,
       steadyLoadSeconds: steadySeconds,
+      serviceNodeFlags: [...serviceNodeFlags, ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)],
       medians,
       limits: {
         eventTransactionsPerSecond: round(limit.transactions.perSecond),
