@@ -90,15 +90,14 @@ export class ConsumerRunner {
 
   private newConsumer(): Consumer {
     const sessionTimeout = this.options.sessionTimeoutMs ?? 10_000;
-    const consumer = countRequests(
-      this.kafka.consumer({
-        groupId: this.groupId,
-        allowAutoTopicCreation: false,
-        sessionTimeout,
-        heartbeatInterval: Math.max(500, Math.floor(sessionTimeout / 5)),
-        maxWaitTimeInMs: fetchWaitMs,
-      }),
-    );
+    const consumer = this.kafka.consumer({
+      groupId: this.groupId,
+      allowAutoTopicCreation: false,
+      sessionTimeout,
+      heartbeatInterval: Math.max(500, Math.floor(sessionTimeout / 5)),
+      maxWaitTimeInMs: fetchWaitMs,
+    });
+    countRequests(consumer);
     const { GROUP_JOIN, REBALANCING, CRASH, STOP, REQUEST } = consumer.events;
     consumer.on(REQUEST, ({ payload }) => {
       if (payload.apiName === 'OffsetCommit') this.offsetCommitRequests++;
