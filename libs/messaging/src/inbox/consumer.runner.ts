@@ -99,9 +99,7 @@ export class ConsumerRunner {
     });
     countRequests(consumer);
     const { GROUP_JOIN, REBALANCING, CRASH, STOP, REQUEST } = consumer.events;
-    consumer.on(REQUEST, ({ payload }) => {
-      if (payload.apiName === 'OffsetCommit') this.offsetCommitRequests++;
-    });
+    consumer.on(REQUEST, ({ payload }) => void (payload.apiName === 'OffsetCommit' && this.offsetCommitRequests++));
     consumer.on(GROUP_JOIN, ({ payload }) => {
       this.assignment = payload.memberAssignment;
       this.status = 'joined';
