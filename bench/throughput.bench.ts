@@ -7,6 +7,8 @@
  * - latency at half of saturation: POST → TaskCompleted appended, and each event's relay lag,
  *   against the target 4 × (h × a bare Kafka hop's p99 + t × the event transaction's p99);
  * - cost: CPU seconds per task of every process, peak RSS of each service;
+ * - twenty users: the same N tasks from 20 of those users (submissions must scale with concurrency,
+ *   not with users: tasks/s ÷ the 200 users' and the POSTs' p50/p99);
  * - one user: the same N tasks as a single user at the same concurrency (an outside system behind
  *   one account submits like this), with the open-task cap raised for the whole run to let it: how
  *   fast POST /tasks accepts them, its p99, and tasks/s to the last TaskCompleted;
@@ -42,7 +44,7 @@ import { mediansOf } from './throughput/medians';
 import { OutcomeWatcher } from './throughput/outcome-watcher';
 import { Peer, PeerFigures } from './throughput/peer';
 import { CostMeter, postgresPids, stackPid } from './throughput/process-cost';
-import { inFlight, openTaskCap, saturation, singleUser, steadyLoad, users } from './throughput/submissions';
+import { fewUsers, inFlight, openTaskCap, saturation, singleUser, steadyLoad, users } from './throughput/submissions';
 
 Logger.overrideLogger(['error']);
 const tasksPerRun = Number(process.env.BENCH_TASKS ?? 1000);
@@ -159,10 +161,11 @@ async function oneRound(platform: Platform, watcher: OutcomeWatcher, peer: Peer 
   const withDuplicates = await saturation(platform, watcher, tasksPerRun, `duplicates-${run}`);
   await duplicator.stop();
 
+  const twenty = await saturation(platform, watcher, tasksPerRun, `twenty-users-${run}`, (i) => fewUsers[i % fewUsers.length]);
   const single = await saturation(platform, watcher, tasksPerRun, `one-user-${run}`, () => singleUser);
 
   const rate = clean.tasksPerSecond / 2;
-  const { latencies, relayLags } = await steadyLoad(platform, watcher, rate, steadySeconds, `steady-${run}`);
+  const { latencies, relayLags, stages } = await steadyLoad(platform, watcher, rate, steadySeconds, `steady-${run}`);
   const peerFigures = peer ? await peer.measure(rate, steadySeconds) : undefined;
 
   const cpuMsPerTask = Object.fromEntries(Object.entries(cost.cpuSeconds).map(([name, s]) => [name, round((s * 1000) / tasksPerRun, 2)]));
@@ -179,6 +182,11 @@ async function oneRound(platform: Platform, watcher: OutcomeWatcher, peer: Peer 
       duplicatesRatio: round(withDuplicates.tasksPerSecond / clean.tasksPerSecond, 2),
       republished: duplicator.republished,
     },
+    twentyUsers: {
+      tasksPerSecond: round(twenty.tasksPerSecond),
+      overTwoHundred: round(twenty.tasksPerSecond / clean.tasksPerSecond, 2),
+      postMs: twenty.postMs,
+    },
     oneUser: {
       openTaskCapRaisedTo: openTaskCap,
       acceptedPerSecond: single.acceptedPerSecond,
@@ -190,6 +198,7 @@ async function oneRound(platform: Platform, watcher: OutcomeWatcher, peer: Peer 
       postToCompletedMs: halfLoad,
       peerPostToCompletedMs: peerFigures?.halfLoad.postToCompletedMs,
       relayLagMs: { p50: percentile(relayLags, 50), p99: percentile(relayLags, 99) },
+      stagesMs: stages,
       p99TargetMs: round(latencyTargetMs(limit.hopP99Ms, limit.transactions.p99Ms)),
       criticalPath,
     },

@@ -3,6 +3,10 @@ import type { Consumer, Kafka } from 'kafkajs';
 import { eventTypes } from '@app/events';
 import { EventCodec } from '@app/kafka';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { percentile } from '../bench-support';
+
+/** The events a successful task waits for, in order: the four hops of its critical path. */
+const criticalPathEvents = ['TaskAccepted', 'QuotaDebited', 'GenerationSucceeded', 'TaskCompleted'] as const;
 
 /**
  * Watches every event topic of a platform, as an outside consumer does: when each
@@ -14,6 +18,8 @@ export class OutcomeWatcher {
   readonly completedAt = new Map<string, number>();
   readonly failed = new Set<string>();
   private relayLags: number[] = [];
+  /** While measuring: when each critical-path event of a task was written and sent. */
+  private readonly pathOf = new Map<string, Partial<Record<string, { written: number; sent: number }>>>();
   private recordLags = false;
   private valueBytes = 0;
   private values = 0;
@@ -46,6 +52,10 @@ export class OutcomeWatcher {
         if (this.recordLags && message.value) {
           const event = await this.codec.decode(message.value);
           this.relayLags.push(Number(message.timestamp) - event.occurredAt);
+          if ((criticalPathEvents as readonly string[]).includes(event.eventType)) {
+            const seen = this.pathOf.get(taskId) ?? this.pathOf.set(taskId, {}).get(taskId)!;
+            seen[event.eventType] = { written: event.occurredAt, sent: Number(message.timestamp) };
+          }
         }
       },
     });
@@ -59,6 +69,34 @@ export class OutcomeWatcher {
     const lags = this.relayLags;
     this.relayLags = [];
     return lags.sort((a, b) => a - b);
+  }
+
+  /**
+   * Where a task's time went, POST to TaskCompleted sent, over `postedAt`'s tasks: each step's p50 and
+   * p99 in ms. A step ending in "written" is a consumer's fetch and reaction (or POST's transaction),
+   * one ending in "sent" a relay's wait and send.
+   */
+  stagesOf(postedAt: Map<string, number>): Record<string, { p50: number; p99: number }> {
+    const steps: Record<string, number[]> = {};
+    for (const [taskId, posted] of postedAt) {
+      const seen = this.pathOf.get(taskId);
+      let from = { name: 'POST', at: posted };
+      for (const type of criticalPathEvents) {
+        const at = seen?.[type];
+        if (!at) break;
+        for (const [name, instant] of [[`${type} written`, at.written], [`${type} sent`, at.sent]] as const) {
+          (steps[`${from.name} → ${name}`] ??= []).push(instant - from.at);
+          from = { name, at: instant };
+        }
+      }
+    }
+    this.pathOf.clear();
+    return Object.fromEntries(
+      Object.entries(steps).map(([step, ms]) => {
+        const sorted = ms.sort((a, b) => a - b);
+        return [step, { p50: percentile(sorted, 50), p99: percentile(sorted, 99) }];
+      }),
+    );
   }
 
   /** The mean size of the events seen, for the baselines to move messages of the same size. */

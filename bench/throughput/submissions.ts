@@ -4,6 +4,8 @@ import type { OutcomeWatcher } from './outcome-watcher';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export const users = Array.from({ length: 200 }, (_, i) => `bench-user-${i}`);
+/** The first 20 of them: a phase checks that 64 requests in flight from 20 users do not queue behind one another. */
+export const fewUsers = users.slice(0, 20);
 export const singleUser = 'bench-single-user';
 /** The client's own limit on requests in flight: "at once", without 1,000 sockets. */
 export const inFlight = 64;
@@ -81,7 +83,8 @@ export async function steadyLoad(platform: Platform, watcher: OutcomeWatcher, ra
   const load = await submit(platform, Math.round(rate * seconds), label, 1000 / rate);
   await watcher.allCompleted(load.ids, 120_000);
   const relayLags = watcher.measureRelayLag(false);
+  const stages = watcher.stagesOf(load.postedAt);
   await platform.consumersCaughtUp(600_000);
   const latencies = load.ids.map((id) => watcher.completedAt.get(id)! - load.postedAt.get(id)!).sort((a, b) => a - b);
-  return { latencies, relayLags };
+  return { latencies, relayLags, stages };
 }
