@@ -84,7 +84,10 @@ export class OutcomeWatcher {
       for (const type of criticalPathEvents) {
         const at = seen?.[type];
         if (!at) break;
-        for (const [name, instant] of [[`${type} written`, at.written], [`${type} sent`, at.sent]] as const) {
+        for (const [name, instant] of [
+          [`${type} written`, at.written],
+          [`${type} sent`, at.sent],
+        ] as const) {
           (steps[`${from.name} → ${name}`] ??= []).push(instant - from.at);
           from = { name, at: instant };
         }
