@@ -53,8 +53,9 @@ export class OutcomeWatcher {
           const event = await this.codec.decode(message.value);
           this.relayLags.push(Number(message.timestamp) - event.occurredAt);
           if ((criticalPathEvents as readonly string[]).includes(event.eventType)) {
-            const seen = this.pathOf.get(taskId) ?? this.pathOf.set(taskId, {}).get(taskId)!;
+            const seen = this.pathOf.get(taskId) ?? {};
             seen[event.eventType] = { written: event.occurredAt, sent: Number(message.timestamp) };
+            this.pathOf.set(taskId, seen);
           }
         }
       },
