@@ -58,7 +58,7 @@ export class MessagingWorld {
       db?: Knex;
       partitionsConcurrently?: number;
       progress?: ConsumerOptions['progress'];
-    } = {},
+    } & Pick<ConsumerOptions, 'group' | 'reads' | 'fetch'> = {},
   ): Promise<ConsumerRunner> {
     const runner = new ConsumerRunner(options.db ?? this.db, this.kafka, options.codec ?? this.codec, {
       name: options.name ?? 'test-consumer',
@@ -68,6 +68,9 @@ export class MessagingWorld {
       topicPartitions: 3,
       partitionsConcurrently: options.partitionsConcurrently,
       progress: options.progress,
+      group: options.group,
+      reads: options.reads,
+      fetch: options.fetch,
       createTopics: true,
     });
     await runner.start();

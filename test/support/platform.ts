@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Role } from '@app/auth';
 import { defaults, serviceNames } from '@app/config';
-import { EventType, serviceEvents, topicFor } from '@app/events';
+import { consumerGroupsOf, EventType, serviceEvents, ServicePrincipal, topicFor } from '@app/events';
 import { createKafka, localKafkaEnv, localRegistryEnv } from '@app/kafka';
 import { AppName, RunningService, startService, stopService, waitForHealth } from '../../tools/run/service-process';
 import { localTracingEnv } from '../../tools/stack/stack.config';
@@ -15,7 +15,10 @@ import { waitFor } from './wait-for';
 import { JsonBody } from './json-body';
 
 /** What each service's consumer reads: what its ACLs let it read. */
-const subscriptions: Record<string, EventType[]> = Object.fromEntries(Object.entries(serviceEvents).map(([service, events]) => [service, events.consumes]));
+/** Every consumer group of the platform (a service's own, and its bookkeeping's) and what it reads. */
+const subscriptions: Record<string, EventType[]> = Object.fromEntries(
+  (Object.keys(serviceEvents) as ServicePrincipal[]).flatMap((service) => consumerGroupsOf(service).map(({ group, reads }) => [group, reads])),
+);
 
 /** Settings that make a test run of the platform fast: millisecond retries and polls. */
 export const fastSettings: NodeJS.ProcessEnv = {
@@ -132,9 +135,9 @@ export class Platform {
     try {
       await waitFor(
         async () => {
-          for (const [service, types] of Object.entries(subscriptions)) {
+          for (const [group, types] of Object.entries(subscriptions)) {
             const topics = types.map((type) => topicFor(type, this.env.topicPrefix));
-            const committed = await admin.fetchOffsets({ groupId: `${this.env.topicPrefix}${service}`, topics });
+            const committed = await admin.fetchOffsets({ groupId: `${this.env.topicPrefix}${group}`, topics });
             for (const topic of topics) {
               const ends = await admin.fetchTopicOffsets(topic);
               const group = committed.find((c) => c.topic === topic)?.partitions ?? [];

@@ -1,6 +1,6 @@
 import type { Admin } from 'kafkajs';
 import { createKnex } from '@app/database';
-import { topicFor, serviceEvents } from '@app/events';
+import { consumerGroupsOf, topicFor } from '@app/events';
 import { terminalStates } from '@app/task-state';
 import { databaseUrlFor } from '../stack/postgres';
 import type { StackConfig } from '../stack/stack.config';
@@ -27,16 +27,16 @@ export async function pendingWork(stack: StackConfig, admin: Admin): Promise<str
   await count('pending notifications', 'notification', `select count(*)::int as n from notifications where status = 'pending'`);
   for (const service of services)
     await count(`${service} outbox rows`, service, 'select count(*)::int as n from outbox where published_at is null and parked_at is null');
-  for (const service of services) {
-    for (const type of serviceEvents[service].consumes) {
+  for (const { group, reads } of services.flatMap((service) => consumerGroupsOf(service))) {
+    for (const type of reads) {
       const topic = topicFor(type);
       const ends = await admin.fetchTopicOffsets(topic);
-      const [committed] = await admin.fetchOffsets({ groupId: service, topics: [topic] });
+      const [committed] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
       const lag = ends.reduce((sum, end) => {
         const at = Number(committed?.partitions.find((p) => p.partition === end.partition)?.offset ?? -1);
         return sum + Math.max(0, Number(end.high) - Math.max(at, Number(end.low)));
       }, 0);
-      if (lag > 0) pending.push(`${service} lags ${lag} on ${topic}`);
+      if (lag > 0) pending.push(`${group} lags ${lag} on ${topic}`);
     }
   }
   return pending;

@@ -9,3 +9,4 @@ export * from './storable-text';
 export * from './catalogue';
 export * from './envelope-rules';
 export * from './partners';
+export * from './consumer-groups';

@@ -10,6 +10,7 @@ import {
   redriveLogTopic,
   redriveRequestTopic,
   serviceEvents,
+  consumerGroupsOf,
   ServicePrincipal,
   topicFor,
 } from '@app/events';
@@ -42,7 +43,7 @@ export function aclPlan(prefix: string, withLegacyExternal = legacyExternalOn(pr
     for (const type of events.consumes) grants.push({ principal: service, resource: 'topic', name: topic(type), operation: 'READ' });
     const group = `${prefix}${service}`;
     grants.push({ principal: service, resource: 'topic', name: deadLetterTopicFor(group), operation: 'WRITE' });
-    grants.push({ principal: service, resource: 'group', name: group, operation: 'READ' });
+    for (const { group: own } of consumerGroupsOf(service)) grants.push({ principal: service, resource: 'group', name: `${prefix}${own}`, operation: 'READ' });
     // Its side of a re-drive: the requests, in a group of their own; its dead letters and log, read with throwaway groups.
     grants.push({ principal: service, resource: 'topic', name: redriveRequestTopic(group), operation: 'READ' });
     grants.push({ principal: service, resource: 'group', name: `${group}.redrives`, operation: 'READ' });

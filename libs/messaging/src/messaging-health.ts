@@ -8,17 +8,17 @@ export class MessagingHealth {
 
   constructor(
     private readonly relay: OutboxRelay,
-    private readonly consumer?: ConsumerRunner,
+    private readonly consumers: ConsumerRunner[],
   ) {}
 
-  /** Empty when the relay loop runs and the consumer (if any) is in its group; else what is not. */
+  /** Empty when the relay loop runs and every consumer is in its group; else what is not. */
   problems(): string[] {
     if (this.startup) return [this.startup];
     const problems: string[] = [];
     if (!this.relay.running) problems.push('the outbox relay is not running');
-    if (this.consumer && this.consumer.status !== 'joined') {
-      const why = this.consumer.lastError ? `: ${this.consumer.lastError}` : '';
-      problems.push(`the consumer ${this.consumer.groupId} is ${this.consumer.status}${why}`);
+    for (const consumer of this.consumers.filter((c) => c.status !== 'joined')) {
+      const why = consumer.lastError ? `: ${consumer.lastError}` : '';
+      problems.push(`the consumer ${consumer.groupId} is ${consumer.status}${why}`);
     }
     return problems;
   }
@@ -29,7 +29,9 @@ export class MessagingHealth {
    * again — but for a person to look at.
    */
   degraded(): string[] {
-    const stalled = this.consumer?.stalledPartitions() ?? [];
-    return stalled.length > 0 ? [`the consumer ${this.consumer!.groupId} makes no progress on ${stalled.join('; ')}`] : [];
+    return this.consumers
+      .map((consumer) => ({ consumer, stalled: consumer.stalledPartitions() }))
+      .filter(({ stalled }) => stalled.length > 0)
+      .map(({ consumer, stalled }) => `the consumer ${consumer.groupId} makes no progress on ${stalled.join('; ')}`);
   }
 }

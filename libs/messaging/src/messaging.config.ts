@@ -11,6 +11,8 @@ export interface MessagingConfig {
     partitionsConcurrently: number;
     outageMaxDelayMs: number;
     progress: { intervalMs: number; stallAfterMs: number };
+    /** How a service's bookkeeping group fetches (see consumerGroupsOf): lazily, in fewer and larger batches. */
+    bookkeepingFetch: { minBytes: number; maxWaitMs: number };
     /** How often a consumer that reads more than its handled types' topics (tasks: the partners') looks for new ones. */
     moreTopicsEveryMs: number;
   };
@@ -41,6 +43,8 @@ export function loadMessagingConfig(env: NodeJS.ProcessEnv = process.env): Messa
       // Lag read from the broker on this timer; lag without progress this long is a stall (/health, metric, alert).
       progress: { intervalMs: read.duration('CONSUMER_PROGRESS_INTERVAL', '10s'), stallAfterMs: read.duration('CONSUMER_STALL_AFTER', '2m') },
       moreTopicsEveryMs: read.duration('PARTNER_DISCOVERY_INTERVAL', '10s'),
+      // What no task waits on waits for a batch to fill or this short wait to end: the critical path's groups fetch at the first byte.
+      bookkeepingFetch: { minBytes: int('BOOKKEEPING_FETCH_MIN_BYTES', 65_536), maxWaitMs: read.duration('BOOKKEEPING_FETCH_MAX_WAIT', '200ms') },
     },
     inboxRetentionMs: env.INBOX_RETENTION ? read.duration('INBOX_RETENTION', '0ms') : undefined,
   });

@@ -13,11 +13,13 @@ import { pruneInbox } from './inbox/prune-inbox';
 import { loadMessagingConfig, MessagingConfig } from './messaging.config';
 import { MessagingHealth } from './messaging-health';
 import { OutboxRelay } from './outbox/outbox.relay';
-import { eventTypes, serviceEvents } from '@app/events';
+import { consumerGroupsOf, eventTypes, serviceEvents } from '@app/events';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export const KAFKA = Symbol('KAFKA');
 export const MESSAGING_CONFIG = Symbol('MESSAGING_CONFIG');
+/** The service's consumers, one a consumer group (see consumerGroupsOf); none when it reacts to nothing. */
+export const CONSUMERS = Symbol('CONSUMERS');
 
 /** A service's handlers, as an injectable so that they can use the service's own providers. */
 export interface HandlerSource {
@@ -40,16 +42,24 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
       ? [
           handlers,
           {
-            provide: ConsumerRunner,
+            provide: CONSUMERS,
             inject: [KNEX, KAFKA, EventCodec, MESSAGING_CONFIG, SERVICE_CONFIG, handlers],
-            useFactory: (knex: Knex, kafka: Kafka, codec: EventCodec, messaging: MessagingConfig, config: ServiceConfig, source: HandlerSource) =>
-              new ConsumerRunner(knex, kafka, codec, {
-                name: config.service,
-                handlers: source.handlers(),
-                topicPartitions: messaging.topicPartitions,
-                ...messaging.consumer,
-                moreTopics: source.moreTopics ? () => source.moreTopics!() : undefined,
-              }),
+            useFactory: (knex: Knex, kafka: Kafka, codec: EventCodec, messaging: MessagingConfig, config: ServiceConfig, source: HandlerSource) => {
+              const { bookkeepingFetch, ...consumer } = messaging.consumer;
+              const handled = source.handlers();
+              return consumerGroupsOf(config.service).map(
+                ({ group, reads, bookkeeping }) =>
+                  new ConsumerRunner(knex, kafka, codec, {
+                    name: config.service,
+                    group,
+                    reads,
+                    handlers: handled,
+                    topicPartitions: messaging.topicPartitions,
+                    ...consumer,
+                    ...(bookkeeping ? { fetch: bookkeepingFetch } : { moreTopics: source.moreTopics ? () => source.moreTopics!() : undefined }),
+                  }),
+              );
+            },
           },
         ]
       : [];
@@ -71,11 +81,11 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
         ...consumerProviders,
         {
           provide: MessagingHealth,
-          inject: [OutboxRelay, { token: ConsumerRunner, optional: true }],
-          useFactory: (relay: OutboxRelay, consumer?: ConsumerRunner) => new MessagingHealth(relay, consumer),
+          inject: [OutboxRelay, { token: CONSUMERS, optional: true }],
+          useFactory: (relay: OutboxRelay, consumers?: ConsumerRunner[]) => new MessagingHealth(relay, consumers ?? []),
         },
       ],
-      exports: [EventCodec, KAFKA, MESSAGING_CONFIG, MessagingHealth, ...(handlers ? [ConsumerRunner] : [])],
+      exports: [EventCodec, KAFKA, MESSAGING_CONFIG, MessagingHealth, ...(handlers ? [CONSUMERS] : [])],
     };
   }
 
@@ -90,7 +100,7 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
     private readonly relay: OutboxRelay,
     private readonly health: MessagingHealth,
     @Inject(SERVICE_CONFIG) private readonly serviceConfig: ServiceConfig,
-    @Optional() private readonly consumer?: ConsumerRunner,
+    @Optional() @Inject(CONSUMERS) private readonly consumers: ConsumerRunner[] = [],
   ) {}
 
   /**
@@ -135,7 +145,7 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
         await this.bootStep('outbox relay started', () => this.relay.start());
         // Joining the group can wait out a dead member's session, and a start that fails is tried
         // again: /health says meanwhile that the consumer is not yet doing its work.
-        this.consumer?.run();
+        for (const consumer of this.consumers) consumer.run();
         this.health.startup = undefined;
         return;
       } catch (error) {
@@ -167,7 +177,7 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
     this.stopping = true;
     // A start-up step stuck on an unresponsive broker is not waited for long.
     await withDeadline(this.starting ?? Promise.resolve(), 5_000, 'messaging start-up').catch(() => undefined);
-    await this.consumer?.stop();
+    await Promise.all(this.consumers.map((consumer) => consumer.stop()));
     await this.relay.stop();
   }
 }

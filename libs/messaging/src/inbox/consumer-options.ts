@@ -1,4 +1,5 @@
 import { BackoffPolicy } from '@app/timing';
+import type { EventType } from '@app/events';
 import { EventHandlers } from './event-handlers';
 import { ProgressOptions } from './consumer-progress';
 
@@ -6,6 +7,17 @@ export interface ConsumerOptions {
   /** The consumer's name: the inbox's `consumer` column, and (behind the topic prefix) its group id. */
   name: string;
   handlers: EventHandlers;
+  /**
+   * Its consumer group behind the topic prefix, when not `name`: a second group of the same service
+   * (its bookkeeping, see consumerGroupsOf) that reads only `reads`, shares the service's inbox (by
+   * name) and dead letters, leaves re-drive requests to the service's own group, and first starts
+   * where that group left its topics rather than at their beginning.
+   */
+  group?: string;
+  /** The handled types it reads; every handled type when absent. */
+  reads?: EventType[];
+  /** A lazy fetch: answered once `minBytes` wait or `maxWaitMs` ends (by default at the first byte, waiting up to 1 s). */
+  fetch?: { minBytes: number; maxWaitMs: number };
   /** In-place attempts of a failing handler before its message is dead-lettered. */
   maxAttempts: number;
   retryBackoff: BackoffPolicy;

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Consumer, Kafka } from 'kafkajs';
 import { deadLetterTopicFor, EventType, eventTypes, redriveLogTopic, redriveRequestTopic } from '@app/events';
 import { exponentialDelay } from '@app/timing';
-import { countRequests, ensureTopics, EventCodec, fetchWaitMs, IdempotentProducer } from '@app/kafka';
+import { ensureTopics, EventCodec, IdempotentProducer } from '@app/kafka';
 import { ConsumerProgress } from './consumer-progress';
 import { Gathering } from './gathering';
 import { BatchParts, handleBatch } from './batch-handling';
@@ -12,6 +12,7 @@ import { OffsetCommits } from './offset-commits';
 import { RedriveRequests } from './redrive-requests';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConsumerOptions, ConsumerStatus } from './consumer-options';
+import { carryOffsetsOver, groupConsumer } from './group-consumer';
 
 export type { ConsumerOptions, ConsumerStatus } from './consumer-options';
 
@@ -31,6 +32,8 @@ export type { ConsumerStats } from './message-delivery';
  */
 export class ConsumerRunner {
   readonly groupId: string;
+  /** The service's own group: its dead letters and re-drive requests are named for it. */
+  private readonly serviceGroupId: string;
   status: ConsumerStatus = 'stopped';
   /** OffsetCommit requests this runner's consumers sent: about one an interval while busy, never one a batch. */
   offsetCommitRequests = 0;
@@ -47,7 +50,7 @@ export class ConsumerRunner {
   private readonly delivery: MessageDelivery;
   private readonly gathering: Gathering;
   private readonly progress: ConsumerProgress;
-  private readonly redrives: RedriveRequests;
+  private readonly redrives?: RedriveRequests;
   private readonly offsets: OffsetCommits;
   private readonly batchParts: BatchParts;
   private extraTopics: string[] = [];
@@ -59,7 +62,8 @@ export class ConsumerRunner {
     private readonly codec: EventCodec,
     private readonly options: ConsumerOptions,
   ) {
-    this.groupId = `${codec.topicPrefix}${options.name}`;
+    this.serviceGroupId = `${codec.topicPrefix}${options.name}`;
+    this.groupId = `${codec.topicPrefix}${options.group ?? options.name}`;
     this.logger = new Logger(`consumer ${options.name}`);
     this.offsets = new OffsetCommits(commitIntervalMs, this.logger);
     this.producer = new IdempotentProducer(kafka);
@@ -71,7 +75,8 @@ export class ConsumerRunner {
     this.progress = new ConsumerProgress(kafka, this.groupId, () => this.assignment, progress, this.logger);
     // A dead letter asked for again goes through the same delivery as when it was first read.
     const redeliver = (at: MessageAt, heartbeat: () => Promise<void>) => this.delivery.deliver(at, { heartbeat, stillOurs: () => this.keepRunning });
-    this.redrives = new RedriveRequests(kafka, this.groupId, () => this.topics(), this.producer, redeliver, this.logger);
+    // Re-drives are the service's own group's: it takes a dead letter of every handled type, its bookkeeping's too.
+    if (!this.isBookkeeping) this.redrives = new RedriveRequests(kafka, this.groupId, () => this.topics(eventTypes), this.producer, redeliver, this.logger);
   }
 
   /** The partitions this instance holds that have had lag without progress past the threshold, each as a sentence. */
@@ -89,15 +94,7 @@ export class ConsumerRunner {
   }
 
   private newConsumer(): Consumer {
-    const sessionTimeout = this.options.sessionTimeoutMs ?? 10_000;
-    const consumer = this.kafka.consumer({
-      groupId: this.groupId,
-      allowAutoTopicCreation: false,
-      sessionTimeout,
-      heartbeatInterval: Math.max(500, Math.floor(sessionTimeout / 5)),
-      maxWaitTimeInMs: fetchWaitMs,
-    });
-    countRequests(consumer);
+    const consumer = groupConsumer(this.kafka, this.groupId, this.options);
     const { GROUP_JOIN, REBALANCING, CRASH, STOP, REQUEST } = consumer.events;
     consumer.on(REQUEST, ({ payload }) => void (payload.apiName === 'OffsetCommit' && this.offsetCommitRequests++));
     consumer.on(GROUP_JOIN, ({ payload }) => {
@@ -132,11 +129,17 @@ export class ConsumerRunner {
   }
 
   get deadLetterTopic(): string {
-    return deadLetterTopicFor(this.groupId);
+    return deadLetterTopicFor(this.serviceGroupId);
   }
 
-  topics(): string[] {
-    return [...this.handledTypes().map((type) => this.codec.topicFor(type)), ...this.extraTopics];
+  private get isBookkeeping(): boolean {
+    return this.groupId !== this.serviceGroupId;
+  }
+
+  /** The topics it reads: of the handled types among `reads`, and the extra ones. */
+  topics(reads = this.options.reads ?? eventTypes): string[] {
+    const handled = eventTypes.filter((type) => this.options.handlers[type] !== undefined && reads.includes(type));
+    return [...handled.map((type) => this.codec.topicFor(type)), ...this.extraTopics];
   }
 
   /**
@@ -197,7 +200,7 @@ export class ConsumerRunner {
       this.kafka,
       [
         ...this.topics().map((topic) => ({ topic, partitions: this.options.topicPartitions })),
-        ...[this.deadLetterTopic, redriveRequestTopic(this.groupId), redriveLogTopic(this.groupId)].map((topic) => ({ topic, partitions: 1 })),
+        ...[this.deadLetterTopic, redriveRequestTopic(this.serviceGroupId), redriveLogTopic(this.serviceGroupId)].map((topic) => ({ topic, partitions: 1 })),
       ],
       3,
       undefined,
@@ -205,6 +208,7 @@ export class ConsumerRunner {
     );
     await this.producer.connect();
     const consumer = (this.consumer = this.newConsumer());
+    if (this.isBookkeeping) await carryOffsetsOver(this.kafka, this.serviceGroupId, this.groupId, this.topics(), this.logger);
     await consumer.connect();
     await consumer.subscribe({ topics: this.topics(), fromBeginning: true });
     await consumer.run({
@@ -213,7 +217,7 @@ export class ConsumerRunner {
       partitionsConsumedConcurrently: this.options.partitionsConcurrently ?? 1,
       eachBatch: (payload) => handleBatch(payload, this.batchParts),
     });
-    await this.redrives.start();
+    await this.redrives?.start();
     this.offsets.start();
     if (this.options.moreTopics) this.topicsWatch ??= setInterval(() => void this.followMoreTopics(), this.options.moreTopicsEveryMs ?? 10_000);
   }
@@ -232,7 +236,7 @@ export class ConsumerRunner {
   }
 
   private async disconnectConsumer(): Promise<void> {
-    await this.redrives.stop();
+    await this.redrives?.stop();
     this.offsets.stop();
     const consumer = this.consumer;
     this.consumer = undefined;
@@ -241,9 +245,5 @@ export class ConsumerRunner {
     await consumer.disconnect().catch((error) => this.logger.warn(`disconnecting the consumer failed: ${(error as Error).message}`));
     // Its group's client is gone: a commit through it would connect a client nobody disconnects.
     this.offsets.forget();
-  }
-
-  private handledTypes(): EventType[] {
-    return eventTypes.filter((type) => this.options.handlers[type] !== undefined);
   }
 }

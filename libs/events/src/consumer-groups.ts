@@ -1,0 +1,31 @@
+import type { EventType } from './generated/event-types';
+import { ServicePrincipal, serviceEvents } from './catalogue';
+
+/**
+ * What a service reads that no task waits on: its timeline, the settling of a debit, compensations.
+ * These are read in a group of their own that fetches lazily (a batch fills or a short wait ends), so
+ * that a busy timeline does not sit in front of the four hops a task waits on (TaskAccepted →
+ * QuotaDebited → GenerationSucceeded → TaskCompleted), which the service's own group reads eagerly.
+ */
+export const bookkeepingEvents: Record<ServicePrincipal, EventType[]> = {
+  tasks: ['QuotaDebited', 'GenerationStarted', 'GenerationRetryScheduled', 'QuotaRefunded', 'NotificationSent', 'UserDataErased'],
+  quota: ['GenerationSucceeded', 'GenerationFailed', 'TaskTimedOut', 'TaskCancelled', 'UserErasureRequested'],
+  generation: [],
+  notification: [],
+};
+
+/** One of a service's consumer groups: its name behind the topic prefix, and the events it reads. */
+export interface ConsumerGroup {
+  group: string;
+  reads: EventType[];
+  /** Fetches lazily, shares the service's inbox and dead letters, and takes no re-drive requests. */
+  bookkeeping: boolean;
+}
+
+/** The service's groups: its own (named as the service, every dead letter's and re-drive's) and, when it has any, its bookkeeping's. */
+export function consumerGroupsOf(service: ServicePrincipal): ConsumerGroup[] {
+  const lazy = bookkeepingEvents[service];
+  const eager = serviceEvents[service].consumes.filter((type) => !lazy.includes(type));
+  const own = { group: service, reads: eager, bookkeeping: false };
+  return lazy.length === 0 ? [own] : [own, { group: `${service}.bookkeeping`, reads: lazy, bookkeeping: true }];
+}
