@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
 import type { Consumer, Kafka } from 'kafkajs';
-import { deadLetterTopicFor, EventType, eventTypes, redriveLogTopic, redriveRequestTopic } from '@app/events';
+import { deadLetterTopicFor, eventTypes, redriveLogTopic, redriveRequestTopic } from '@app/events';
 import { exponentialDelay } from '@app/timing';
 import { ensureTopics, EventCodec, IdempotentProducer } from '@app/kafka';
 import { ConsumerProgress } from './consumer-progress';
