@@ -6,6 +6,7 @@ import { CONSOLE_CONFIG, loadConsoleConfig } from './console.config';
 import { AssetsController } from './http/assets.controller';
 import { DeadLettersController } from './http/dead-letters.controller';
 import { OverviewController } from './http/overview.controller';
+import { SharesController } from './http/shares.controller';
 import { QuotaController } from './http/quota.controller';
 import { SignInController } from './http/sign-in.controller';
 import { TasksController } from './http/tasks.controller';
@@ -29,7 +30,16 @@ class ConsoleHealthController {
  */
 @Module({
   imports: [loggingModule(createRootLogger('console'))],
-  controllers: [ConsoleHealthController, AssetsController, SignInController, OverviewController, TasksController, DeadLettersController, QuotaController],
+  controllers: [
+    ConsoleHealthController,
+    AssetsController,
+    SignInController,
+    OverviewController,
+    TasksController,
+    DeadLettersController,
+    QuotaController,
+    SharesController,
+  ],
   providers: [
     { provide: CONSOLE_CONFIG, useFactory: () => loadConsoleConfig() },
     { provide: CONSOLE_TOKEN_VERIFIER, useFactory: () => new TokenVerifier(loadAuthConfig()) },

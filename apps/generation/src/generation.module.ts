@@ -4,6 +4,8 @@ import { ServiceModule } from '@app/service';
 import { GENERATION_CONFIG, GenerationConfig, loadGenerationConfig } from './generation.config';
 import { GenerationHandlers } from './generation.handlers';
 import { GenerationsController } from './http/generations.controller';
+import { SharesController } from './http/shares.controller';
+import { ShareGauges } from './shares/share-gauges';
 import { FailedJobCleanup } from './jobs/failed-job-cleanup';
 import { GenerationWorker } from './jobs/generation.worker';
 import { Reconciler } from './jobs/reconciler';
@@ -19,6 +21,7 @@ import { ModelClient, modelEndpointOf } from './model/model.client';
       handlers: GenerationHandlers,
       providers: [
         { provide: GENERATION_CONFIG, useFactory: () => loadGenerationConfig() },
+        { provide: ShareGauges, useClass: ShareGauges },
         personalDataProvider,
         { provide: ModelClient, inject: [GENERATION_CONFIG], useFactory: (c: GenerationConfig) => new ModelClient(modelEndpointOf(c)) },
         { provide: ReportStore, inject: [GENERATION_CONFIG], useFactory: (c: GenerationConfig) => new ReportStore(c.reportsDir) },
@@ -28,6 +31,6 @@ import { ModelClient, modelEndpointOf } from './model/model.client';
       ],
     }),
   ],
-  controllers: [GenerationsController],
+  controllers: [GenerationsController, SharesController],
 })
 export class GenerationModule {}

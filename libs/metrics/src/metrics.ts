@@ -48,6 +48,13 @@ export const consumerLag = new Gauge({
   labelNames: ['topic', 'partition'] as const,
 });
 
+/** How long a due generation job waited for a slot (its user's share, or an instance's): fairness, without a label per user. */
+export const generationSlotWaitSeconds = new Histogram({
+  name: 'generation_slot_wait_seconds',
+  help: 'From when a generation job became due to when its attempt started',
+  buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300],
+});
+
 /** How long an assigned partition has had lag with no committed progress: 0 while it moves. */
 export const consumerStalledSeconds = new Gauge({
   name: 'consumer_stalled_seconds',
@@ -115,8 +122,8 @@ export function registerReadGauge(name: string, help: string, read: () => Promis
   });
 }
 
-/** Concurrent and close scrapes share one read. */
-function atMostOncePerSecond<T>(read: () => Promise<T>): () => Promise<T> {
+/** Concurrent and close scrapes share one read (several gauges from one query, too). */
+export function atMostOncePerSecond<T>(read: () => Promise<T>): () => Promise<T> {
   let last: Promise<T> | undefined;
   return () => (last ??= read().finally(() => setTimeout(() => (last = undefined), 1000)));
 }

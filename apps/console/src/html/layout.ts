@@ -7,6 +7,7 @@ const sections = [
   { href: '/tasks', label: 'Tasks' },
   { href: '/dead-letters', label: 'Dead letters' },
   { href: '/quota', label: 'Quota' },
+  { href: '/shares', label: 'Shares' },
 ];
 
 /** A whole page: the navigation, who is signed in (and as what), and the content. */

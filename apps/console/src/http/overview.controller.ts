@@ -5,6 +5,7 @@ import { html } from '../html/html';
 import { page, table } from '../html/layout';
 import { PlatformApi } from '../platform/platform-api';
 import { SessionRequest } from '../session/console-session.guard';
+import { busiestTable, Share } from './shares.controller';
 
 const sum = (samples: Array<{ value: number }>) => samples.reduce((total, s) => total + s.value, 0);
 
@@ -27,9 +28,11 @@ export class OverviewController {
 <td>${sum(byName(samples, 'consumer_lag'))}</td><td>${sum(byName(samples, 'dlq_messages_total'))}</td></tr>`,
     );
     const pastDeadline = sum(byName(tasks, 'tasks_past_deadline'));
+    const busiest = await api.get<{ items: Share[] }>('generation', '/users/busiest?limit=5').catch(() => undefined);
     const content = html`<h2>Tasks by state</h2>${table(['state', 'tasks'], states)}<p>past their deadline: <b>${pastDeadline}</b></p>
 <h2>Services</h2>${table(['service', 'metrics', 'outbox pending', 'oldest unpublished', 'consumer lag', 'dead-lettered since start'], services)}
-<p>All dead letters, whenever they came: <a href="/dead-letters">Dead letters</a>.</p>`;
+<p>All dead letters, whenever they came: <a href="/dead-letters">Dead letters</a>.</p>
+<h2>Busiest users</h2>${busiest ? busiestTable(busiest.items) : html`<p class="error">generation did not answer</p>`}`;
     return page('Overview', content, req.session);
   }
 }

@@ -30,6 +30,14 @@ export class PlatformApi {
     return this.call<T>(service, 'POST', path, body, headers);
   }
 
+  async put<T>(service: ServiceName, path: string, body: unknown): Promise<T> {
+    return this.call<T>(service, 'PUT', path, body);
+  }
+
+  async delete<T>(service: ServiceName, path: string): Promise<T> {
+    return this.call<T>(service, 'DELETE', path);
+  }
+
   /** GET that answers undefined for a 404 (a task that has no generation yet, say). */
   async find<T>(service: ServiceName, path: string): Promise<T | undefined> {
     try {

@@ -26,11 +26,9 @@ import { PERSONAL_DATA, PersonalData, sealText } from '@app/personal-data';
 export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('generation-worker');
   private readonly inFlight = new Set<Promise<void>>();
-  /** Attempts running in this instance, per user. */
-  private readonly runningPerUser = new Map<string, number>();
   private readonly loop: WorkerLoop;
   private lastRecovery = 0;
-  /** A due job was left for want of a slot (this instance's, or its user's): a finishing attempt looks again. */
+  /** A due job was left for want of a slot (this instance's, or its user's share): a finishing attempt looks again. */
   private jobsWaitForSlots = false;
   /** Slots held for attempts started in a transaction that has not committed yet. */
   private reserved = 0;
@@ -69,40 +67,31 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
   }
 
   /**
-   * Jobs that just became due in `trx` (which holds their rows) and that this instance has slots
-   * for start their attempts in it, and run once it commits: no wake-up, no claim of their own. The
-   * others wait for a round, which the commit wakes. Slots are held meanwhile, and given back if
-   * `trx` rolls back.
+   * Jobs that just became due in `trx` (which holds their rows) and that this instance has slots and
+   * their users' shares have room for start their attempts in it, and run once it commits: no
+   * wake-up, no claim of their own. The others wait for a round, which the commit wakes. Slots are
+   * held meanwhile, and given back if `trx` rolls back.
    */
   async startInTransaction(trx: Knex.Transaction, due: Job[]): Promise<void> {
     if (due.length === 0) return;
-    const fitting = this.loop.running ? this.reserveSlots(due) : [];
-    if (fitting.length < due.length) afterCommit(trx, () => this.loop.wake());
-    if (fitting.length === 0) return;
-    await startAttempts(trx, fitting, this.leaseMs);
+    const free = this.loop.running ? Math.max(0, this.config.concurrency - this.inFlight.size - this.reserved) : 0;
+    const held = due.slice(0, free);
+    this.reserved += held.length;
+    let started: Job[] = [];
+    try {
+      started = await startAttempts(trx, held, this.leaseMs, this.config.maxPerUser);
+    } finally {
+      this.reserved -= held.length - started.length;
+    }
+    if (started.length < due.length) afterCommit(trx, () => this.loop.wake());
+    if (started.length === 0) return;
     trx.executionPromise.then(
       () => {
-        this.reserved -= fitting.length;
-        for (const job of fitting) this.track(job.user_id, this.attempt(job));
+        this.reserved -= started.length;
+        for (const job of started) this.track(this.attempt(job));
       },
-      () => {
-        this.reserved -= fitting.length;
-        for (const job of fitting) this.release(job.user_id);
-      },
+      () => (this.reserved -= started.length),
     );
-  }
-
-  /** Those of `jobs` this instance has room for, by its concurrency and each user's share; their slots are held. */
-  private reserveSlots(jobs: Job[]): Job[] {
-    const fitting: Job[] = [];
-    for (const job of jobs) {
-      const user = this.runningPerUser.get(job.user_id) ?? 0;
-      if (this.inFlight.size + this.reserved >= this.config.concurrency || user >= this.config.maxPerUser) continue;
-      this.reserved++;
-      this.runningPerUser.set(job.user_id, user + 1);
-      fitting.push(job);
-    }
-    return fitting;
   }
 
   /** Long enough for a model call to end by its timeout and be recorded; a lease past it means the attempt died. */
@@ -131,27 +120,18 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
       this.jobsWaitForSlots = true;
       return false;
     }
-    const { jobs, more, passedOver } = await claimDueJobs(this.knex, free, this.leaseMs, { maxPerUser, running: this.runningPerUser });
-    this.jobsWaitForSlots = more || passedOver;
-    for (const job of jobs) this.track(job.user_id, this.attempt(job), false);
+    const { jobs, more, waiting } = await claimDueJobs(this.knex, free, this.leaseMs, maxPerUser);
+    this.jobsWaitForSlots = waiting;
+    for (const job of jobs) this.track(this.attempt(job));
     return more && this.inFlight.size < concurrency;
   }
 
-  /** Runs an attempt; `counted` when its user's count already holds its slot (reserveSlots did), otherwise it is counted here. */
-  private track(userId: string, work: Promise<void>, counted = true): void {
+  private track(work: Promise<void>): void {
     this.inFlight.add(work);
-    if (!counted) this.runningPerUser.set(userId, (this.runningPerUser.get(userId) ?? 0) + 1);
     void work.finally(() => {
       this.inFlight.delete(work);
-      this.release(userId);
       if (this.jobsWaitForSlots) this.loop.wake(); // room for another attempt
     });
-  }
-
-  private release(userId: string): void {
-    const left = (this.runningPerUser.get(userId) ?? 1) - 1;
-    if (left > 0) this.runningPerUser.set(userId, left);
-    else this.runningPerUser.delete(userId);
   }
 
   /** One attempt is one span of the task's trace: the model call and the recorded outcome sit inside it. */

@@ -1,4 +1,4 @@
-import { retries } from '@app/metrics';
+import { generationSlotWaitSeconds, retries } from '@app/metrics';
 import { afterCommit, inOneStatement } from '@app/database';
 import type { Knex } from 'knex';
 import { capText, DomainEvent, newEvent } from '@app/events';
@@ -6,6 +6,7 @@ import { outbox } from '@app/messaging';
 import { childTraceparent, openSpan, traceparentFor, traceparentOf } from '@app/tracing';
 import type { ModelOutcome } from '../model/model-outcome.rules';
 import { AttemptDecision } from './attempt-outcome.rules';
+import { fairlyDueJobs, withinShares } from './fair-shares';
 
 export interface Job {
   task_id: string;
@@ -16,6 +17,8 @@ export interface Job {
   debit_event_id: string;
   attempts: number;
   traceparent: string | null;
+  /** When it became due (or is to be tried again). */
+  next_attempt_at?: Date | string | null;
   /** The kept (wrapped) data key of a sealed input, read with the job (null: none kept); absent when not read with it. */
   wrapped_key?: string | null;
 }
@@ -25,56 +28,35 @@ export const wrappedKeyColumn = `(select k.wrapped from user_data_keys k where k
 
 const origin = (job: Job) => ({ taskId: job.task_id, userId: job.user_id, correlationId: job.correlation_id, causationId: job.debit_event_id });
 
-/** How many attempts one user may run at once on this instance, and how many each user runs now. */
-export interface UserShare {
-  maxPerUser: number;
-  running: ReadonlyMap<string, number>;
-}
-
 /**
- * Claims up to `limit` due jobs, and says whether more may be due: each starts its next attempt under
- * a lease, and GenerationStarted is published in the same transaction. SKIP LOCKED lets several
- * instances share the work. A user already running their share is passed over, so one user's slow or
- * hanging tasks cannot hold every slot while others wait; `passedOver` says some due job was.
+ * Claims up to `limit` due jobs, fairly (see fairlyDueJobs), and starts their next attempts under a
+ * lease, with GenerationStarted in the same transaction; `waiting` says some due job was left (its
+ * user at their share, or no slot for it), so a finishing attempt should look again.
  */
-export async function claimDueJobs(knex: Knex, limit: number, leaseMs: number, share: UserShare): Promise<{ jobs: Job[]; more: boolean; passedOver: boolean }> {
+export async function claimDueJobs(
+  knex: Knex,
+  limit: number,
+  leaseMs: number,
+  defaultShare: number,
+): Promise<{ jobs: Job[]; more: boolean; waiting: boolean }> {
   return knex.transaction(async (trx) => {
-    const candidateLimit = limit * 4;
-    const candidates: Job[] = await trx('generation_jobs')
-      .select('generation_jobs.*', trx.raw(wrappedKeyColumn))
-      .where({ status: 'scheduled' })
-      .where('next_attempt_at', '<=', trx.fn.now())
-      .orderBy('next_attempt_at')
-      .limit(candidateLimit)
-      .forUpdate()
-      .skipLocked();
-    const taken = new Map(share.running);
-    const due = candidates
-      .filter((job) => {
-        const running = taken.get(job.user_id) ?? 0;
-        if (running >= share.maxPerUser) return false;
-        taken.set(job.user_id, running + 1);
-        return true;
-      })
-      .slice(0, limit);
-    await startAttempts(trx, due, leaseMs);
-    // Fewer claimed than asked for with no candidate left unread: nothing else is due now. Nothing
-    // claimed at all: what is due belongs to users at their share, and a finishing attempt wakes us.
-    return {
-      jobs: due,
-      more: due.length > 0 && (due.length === limit || candidates.length === candidateLimit),
-      passedOver: due.length < Math.min(limit, candidates.length),
-    };
+    const { jobs, due } = await fairlyDueJobs(trx, limit, defaultShare);
+    const started = await startAttempts(trx, jobs, leaseMs, defaultShare);
+    return { jobs: started, more: started.length === limit && due > limit, waiting: due > started.length };
   });
 }
 
 /**
- * The jobs' next attempts started, by one statement: running under a lease, an attempt
- * row each, and their GenerationStarted, each in its task's trace under the context the job was
- * scheduled in (the claim itself is in none).
+ * The next attempts of those of `jobs` their users' shares have room for (see withinShares), started
+ * by one statement: running under a lease, an attempt row each, and their GenerationStarted, each in
+ * its task's trace under the context the job was scheduled in (the claim itself is in none). Returns
+ * the jobs started; the others stay as they were.
  */
-export async function startAttempts(trx: Knex.Transaction, jobs: Job[], leaseMs: number): Promise<void> {
-  if (jobs.length === 0) return;
+export async function startAttempts(trx: Knex.Transaction, candidates: Job[], leaseMs: number, defaultShare: number): Promise<Job[]> {
+  if (candidates.length === 0) return [];
+  const jobs = await withinShares(trx, candidates, defaultShare);
+  if (jobs.length === 0) return [];
+  for (const job of jobs) if (job.next_attempt_at) generationSlotWaitSeconds.observe(Math.max(0, Date.now() - new Date(job.next_attempt_at).getTime()) / 1000);
   for (const job of jobs) job.attempts += 1;
   const spans = jobs.map((job) =>
     openSpan('generation attempt claimed', {
@@ -103,6 +85,7 @@ export async function startAttempts(trx: Knex.Transaction, jobs: Job[], leaseMs:
   } finally {
     for (const span of spans) span.end();
   }
+  return jobs;
 }
 
 const interrupted = (db: Knex) => db('generation_jobs').where({ status: 'running' }).where('lease_until', '<', db.fn.now());
