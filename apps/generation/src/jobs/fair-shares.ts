@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
-import type { Job } from './job-store';
-import { wrappedKeyColumn } from './job-store';
+import { Job, wrappedKeyColumn } from './job';
 
 /** The advisory-lock key space of users' shares (a constant no other lock of generation uses). */
 const shareLockSpace = 0x6773;
