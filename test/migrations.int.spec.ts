@@ -26,7 +26,11 @@ const services: Array<[ServiceName, Migration[], string[]]> = [
     ],
   ],
   ['quota', quotaMigrations, ['inbox', 'outbox', 'quota_accounts', 'quota_ledger']],
-  ['generation', generationMigrations, ['inbox', 'outbox', 'generation_jobs', 'generation_attempts', 'user_data_keys', 'erased_data_keys']],
+  [
+    'generation',
+    generationMigrations,
+    ['inbox', 'outbox', 'generation_jobs', 'generation_attempts', 'user_data_keys', 'erased_data_keys', 'user_shares', 'user_share_changes'],
+  ],
   ['notification', notificationMigrations, ['inbox', 'outbox', 'notifications', 'webhooks']],
 ];
 

@@ -42,7 +42,8 @@ export async function startAttempts(trx: Knex.Transaction, candidates: Job[], le
   if (candidates.length === 0) return [];
   const jobs = await withinShares(trx, candidates, defaultShare);
   if (jobs.length === 0) return [];
-  for (const job of jobs) if (job.next_attempt_at) generationSlotWaitSeconds.observe(Math.max(0, Date.now() - new Date(job.next_attempt_at).getTime()) / 1000);
+  // A job started as it became due (in its debit's transaction) waited for nothing; a claimed one since it was due.
+  for (const job of jobs) generationSlotWaitSeconds.observe(job.next_attempt_at ? Math.max(0, Date.now() - new Date(job.next_attempt_at).getTime()) / 1000 : 0);
   for (const job of jobs) job.attempts += 1;
   const spans = jobs.map((job) =>
     openSpan('generation attempt claimed', {
