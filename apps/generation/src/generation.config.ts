@@ -20,8 +20,10 @@ export interface GenerationConfig {
   reconcileIntervalMs: number;
   /** Attempts one instance runs at once. */
   concurrency: number;
-  /** Of those, how many one user may hold. */
+  /** Of those, how many one user may hold (across instances, unless an admin set their share). */
   maxPerUser: number;
+  /** The last free slots of an instance, kept for users who run nothing yet. */
+  keptForNewcomers: number;
 }
 
 export const GENERATION_CONFIG = Symbol('GENERATION_CONFIG');
@@ -46,5 +48,10 @@ export function loadGenerationConfig(env: NodeJS.ProcessEnv = process.env): Gene
     reconcileIntervalMs: read.duration('RECONCILE_INTERVAL', '1m'),
     concurrency,
     maxPerUser: Math.min(concurrency, maxPerUser),
+    // So that a quiet user's task starts at once while busy users hold every other slot.
+    keptForNewcomers: read.integer('GENERATION_KEPT_FOR_NEWCOMERS', Math.min(concurrency - 1, Math.max(1, Math.floor(concurrency / 8))), {
+      min: 0,
+      max: concurrency - 1,
+    }),
   });
 }

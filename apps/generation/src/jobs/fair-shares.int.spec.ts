@@ -6,6 +6,8 @@ import { claimDueJobs, startAttempts } from './job-store';
 
 const leaseMs = 60_000;
 const share = 8;
+/** An instance's free slots, none kept for newcomers unless told. */
+const slots = (free: number, keptForNewcomers = 0) => ({ defaultShare: share, free, keptForNewcomers });
 
 describe('generation: fair claiming of due jobs', () => {
   const world = new ReactionWorld('generation', generationMigrations);
@@ -42,7 +44,7 @@ describe('generation: fair claiming of due jobs', () => {
     const [retried] = await jobs('quiet-retried', 1, { secondsAgo: 1, attempts: 1 });
 
     // When an instance with four free slots claims
-    const { jobs: claimed, waiting } = await claimDueJobs(world.db, 4, leaseMs, share);
+    const { jobs: claimed, waiting } = await claimDueJobs(world.db, leaseMs, slots(4));
 
     // Then both quiet users' jobs are among them (a window of the oldest due would hold only the busy users')
     expect(claimed.map((job) => job.task_id)).toEqual(expect.arrayContaining([quiet, retried]));
@@ -55,7 +57,7 @@ describe('generation: fair claiming of due jobs', () => {
     await jobs('at-share', share, { status: 'running' });
     await jobs('at-share', 20);
     const [other] = await jobs('other', 1, { secondsAgo: 1 });
-    const { jobs: claimed } = await claimDueJobs(world.db, 16, leaseMs, share);
+    const { jobs: claimed } = await claimDueJobs(world.db, leaseMs, slots(16));
     expect(claimed.map((job) => job.task_id)).toEqual([other]);
     expect(await running('at-share')).toBe(share);
   });
@@ -81,11 +83,11 @@ describe('generation: fair claiming of due jobs', () => {
             .forUpdate();
           if (++holding === 10) allHold();
           await everyDebitHoldsItsRows;
-          return startAttempts(trx, rows, leaseMs, share);
+          return startAttempts(trx, rows, leaseMs, slots(5));
         });
       await Promise.all([
         ...Array.from({ length: 10 }, (_, i) => startedByDebits(i)),
-        ...Array.from({ length: 20 }, (_, i) => claimDueJobs(instances[i % 2], 10, leaseMs, share)),
+        ...Array.from({ length: 20 }, (_, i) => claimDueJobs(instances[i % 2], leaseMs, slots(10))),
       ]);
 
       // Then each user runs exactly their share, not a share per start or per instance
@@ -94,5 +96,21 @@ describe('generation: fair claiming of due jobs', () => {
     } finally {
       await second.destroy();
     }
+  });
+
+  it('given the last free slots kept for newcomers, then a busy user does not take them, and a user who runs nothing does', async () => {
+    // Given a busy user running one attempt with a backlog, and a newcomer with one due job
+    await jobs('busy', 1, { status: 'running' });
+    await jobs('busy', 10);
+    const [newcomer] = await jobs('newcomer', 1, { secondsAgo: 1 });
+
+    // When an instance with four free slots, the last two kept for newcomers, claims
+    const { jobs: claimed, waiting } = await claimDueJobs(world.db, leaseMs, slots(4, 2));
+
+    // Then the newcomer's job and one of the busy user's are started, and the last two slots stay free
+    expect(claimed.map((job) => job.user_id).sort()).toEqual(['busy', 'newcomer']);
+    expect(claimed.map((job) => job.task_id)).toContain(newcomer);
+    expect(waiting).toBe(true);
+    expect(await running('busy')).toBe(2);
   });
 });

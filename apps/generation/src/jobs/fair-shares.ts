@@ -5,27 +5,43 @@ import { Job, wrappedKeyColumn } from './job';
 const shareLockSpace = 0x6773;
 
 /**
- * Of `jobs`, in their order, those whose users' shares have room, counting the attempts that every
- * instance runs. A user's starts wait for one another on a lock held to the commit, taken in one
- * order (two starters never deadlock); the count is read by the next statement, since a statement
- * sees only what was committed before it began.
+ * How an instance gives out its free slots: each user up to their share (the default, or one an admin
+ * set); the last `keptForNewcomers` only to a user who runs nothing yet, so that a quiet user's task
+ * finds a slot at once however many busy users hold the others.
  */
-export async function withinShares(trx: Knex.Transaction, jobs: Job[], defaultShare: number): Promise<Job[]> {
+export interface SlotPolicy {
+  defaultShare: number;
+  free: number;
+  keptForNewcomers: number;
+}
+
+/**
+ * Of `jobs`, in their order, those the instance's free slots and their users' shares have room for,
+ * counting the attempts that every instance runs. A user's starts wait for one another on a lock held
+ * to the commit, taken in one order (two starters never deadlock); the count is read by the next
+ * statement, since a statement sees only what was committed before it began.
+ */
+export async function withinShares(trx: Knex.Transaction, jobs: Job[], policy: SlotPolicy): Promise<Job[]> {
   const users = [...new Set(jobs.map((job) => job.user_id))];
   await trx.raw('select pg_advisory_xact_lock(?, h) from (select distinct hashtext(u) as h from unnest(?::text[]) as u order by 1) as ordered', [
     shareLockSpace,
     users,
   ]);
-  const { rows } = await trx.raw<{ rows: Array<{ user_id: string; room: number }> }>(
-    `select u.user_id, coalesce(s.max_running, ?) - (select count(*) from generation_jobs j where j.user_id = u.user_id and j.status = 'running')::int as room
+  const { rows } = await trx.raw<{ rows: Array<{ user_id: string; share: number; running: number }> }>(
+    `select u.user_id, coalesce(s.max_running, ?) as share,
+            (select count(*) from generation_jobs j where j.user_id = u.user_id and j.status = 'running')::int as running
        from unnest(?::text[]) as u(user_id) left join user_shares s using (user_id)`,
-    [defaultShare, users],
+    [policy.defaultShare, users],
   );
-  const room = new Map(rows.map((row) => [row.user_id, row.room]));
+  const usage = new Map(rows.map((row) => [row.user_id, row]));
+  let free = policy.free;
   return jobs.filter((job) => {
-    const left = room.get(job.user_id) ?? 0;
-    room.set(job.user_id, left - 1);
-    return left > 0;
+    const user = usage.get(job.user_id);
+    if (!user || free <= 0 || user.running >= user.share) return false;
+    if (user.running > 0 && free <= policy.keptForNewcomers) return false;
+    user.running++;
+    free--;
+    return true;
   });
 }
 

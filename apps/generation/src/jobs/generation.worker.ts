@@ -9,6 +9,7 @@ import { GENERATION_CONFIG, GenerationConfig } from '../generation.config';
 import { decideAfterAttempt } from './attempt-outcome.rules';
 import { cancelledAmong, claimDueJobs, Job, jobStatusOf, recordAttempt, startAttempts } from './job-store';
 import { recoverInterruptedAttempts } from './interrupted-attempts';
+import type { SlotPolicy } from './fair-shares';
 import { ReportSaving, saveWaitingForSpace } from './report-saving';
 import type { StoppedJob } from '../reactions/task-cancelled/stop-cancelled.handler';
 import { FailedJobCleanup } from './failed-job-cleanup';
@@ -79,7 +80,7 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
     this.reserved += held.length;
     let started: Job[] = [];
     try {
-      started = await startAttempts(trx, held, this.leaseMs, this.config.maxPerUser);
+      started = await startAttempts(trx, held, this.leaseMs, this.slots(free));
     } finally {
       this.reserved -= held.length - started.length;
     }
@@ -92,6 +93,10 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
       },
       () => (this.reserved -= started.length),
     );
+  }
+
+  private slots(free: number): SlotPolicy {
+    return { defaultShare: this.config.maxPerUser, free, keptForNewcomers: this.config.keptForNewcomers };
   }
 
   /** Long enough for a model call to end by its timeout and be recorded; a lease past it means the attempt died. */
@@ -114,13 +119,13 @@ export class GenerationWorker implements OnApplicationBootstrap, BeforeApplicati
       await jobsNoLongerWaitingForKeys(this.knex);
       this.lastRecovery = Date.now();
     }
-    const { concurrency, maxPerUser } = this.config;
+    const { concurrency } = this.config;
     const free = concurrency - this.inFlight.size - this.reserved;
     if (free <= 0) {
       this.jobsWaitForSlots = true;
       return false;
     }
-    const { jobs, more, waiting } = await claimDueJobs(this.knex, free, this.leaseMs, maxPerUser);
+    const { jobs, more, waiting } = await claimDueJobs(this.knex, this.leaseMs, this.slots(free));
     this.jobsWaitForSlots = waiting;
     for (const job of jobs) this.track(this.attempt(job));
     return more && this.inFlight.size < concurrency;

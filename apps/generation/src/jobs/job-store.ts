@@ -6,7 +6,7 @@ import { outbox } from '@app/messaging';
 import { childTraceparent, openSpan, traceparentFor, traceparentOf } from '@app/tracing';
 import type { ModelOutcome } from '../model/model-outcome.rules';
 import { AttemptDecision } from './attempt-outcome.rules';
-import { fairlyDueJobs, withinShares } from './fair-shares';
+import { fairlyDueJobs, SlotPolicy, withinShares } from './fair-shares';
 import type { Job } from './job';
 
 export type { Job } from './job';
@@ -15,20 +15,15 @@ export { wrappedKeyColumn } from './job';
 const origin = (job: Job) => ({ taskId: job.task_id, userId: job.user_id, correlationId: job.correlation_id, causationId: job.debit_event_id });
 
 /**
- * Claims up to `limit` due jobs, fairly (see fairlyDueJobs), and starts their next attempts under a
+ * Claims due jobs for the instance's free slots, fairly (see fairlyDueJobs and SlotPolicy), and starts their next attempts under a
  * lease, with GenerationStarted in the same transaction; `waiting` says some due job was left (its
  * user at their share, or no slot for it), so a finishing attempt should look again.
  */
-export async function claimDueJobs(
-  knex: Knex,
-  limit: number,
-  leaseMs: number,
-  defaultShare: number,
-): Promise<{ jobs: Job[]; more: boolean; waiting: boolean }> {
+export async function claimDueJobs(knex: Knex, leaseMs: number, policy: SlotPolicy): Promise<{ jobs: Job[]; more: boolean; waiting: boolean }> {
   return knex.transaction(async (trx) => {
-    const { jobs, due } = await fairlyDueJobs(trx, limit, defaultShare);
-    const started = await startAttempts(trx, jobs, leaseMs, defaultShare);
-    return { jobs: started, more: started.length === limit && due > limit, waiting: due > started.length };
+    const { jobs, due } = await fairlyDueJobs(trx, policy.free, policy.defaultShare);
+    const started = await startAttempts(trx, jobs, leaseMs, policy);
+    return { jobs: started, more: started.length === policy.free && due > started.length, waiting: due > started.length };
   });
 }
 
@@ -38,9 +33,9 @@ export async function claimDueJobs(
  * its task's trace under the context the job was scheduled in (the claim itself is in none). Returns
  * the jobs started; the others stay as they were.
  */
-export async function startAttempts(trx: Knex.Transaction, candidates: Job[], leaseMs: number, defaultShare: number): Promise<Job[]> {
+export async function startAttempts(trx: Knex.Transaction, candidates: Job[], leaseMs: number, policy: SlotPolicy): Promise<Job[]> {
   if (candidates.length === 0) return [];
-  const jobs = await withinShares(trx, candidates, defaultShare);
+  const jobs = await withinShares(trx, candidates, policy);
   if (jobs.length === 0) return [];
   // A job started as it became due (in its debit's transaction) waited for nothing; a claimed one since it was due.
   for (const job of jobs) generationSlotWaitSeconds.observe(job.next_attempt_at ? Math.max(0, Date.now() - new Date(job.next_attempt_at).getTime()) / 1000 : 0);
