@@ -53,7 +53,8 @@ describe('a full reports directory', () => {
       degraded: true,
       stalled: [expect.stringMatching(/^reports: the reports directory takes no file \(ENOSPC\)/)],
     });
-    expect((await platform.task(body.taskId)).state).toBe('RUNNING');
+    // (its GenerationStarted reaches the timeline through tasks' bookkeeping group, which fetches lazily)
+    await waitFor(async () => (await platform.task(body.taskId)).state === 'RUNNING', { what: 'the task shown running' });
 
     // When room is made
     fs.rmSync(filler);

@@ -2,14 +2,16 @@ import type { EventType } from './generated/event-types';
 import { ServicePrincipal, serviceEvents } from './catalogue';
 
 /**
- * What a service reads that no task waits on: its timeline, the settling of a debit, compensations.
- * These are read in a group of their own that fetches lazily (a batch fills or a short wait ends), so
- * that a busy timeline does not sit in front of the four hops a task waits on (TaskAccepted →
- * QuotaDebited → GenerationSucceeded → TaskCompleted), which the service's own group reads eagerly.
+ * What a service reads that no task's outcome waits on: its timeline, the settling of a debit, the
+ * refunds of cancelled and timed-out tasks (their outcome is already out), erasures. These are read in
+ * a group of their own that fetches lazily (a batch fills or a short wait ends), so that a busy
+ * timeline does not sit in front of the hops an outcome waits on (TaskAccepted → QuotaDebited →
+ * GenerationSucceeded → TaskCompleted; a failed generation's refund before TaskFailed), which the
+ * service's own group reads eagerly.
  */
 export const bookkeepingEvents: Record<ServicePrincipal, EventType[]> = {
-  tasks: ['QuotaDebited', 'GenerationStarted', 'GenerationRetryScheduled', 'QuotaRefunded', 'NotificationSent', 'UserDataErased'],
-  quota: ['GenerationSucceeded', 'GenerationFailed', 'TaskTimedOut', 'TaskCancelled', 'UserErasureRequested'],
+  tasks: ['QuotaDebited', 'GenerationStarted', 'GenerationRetryScheduled', 'NotificationSent', 'UserDataErased'],
+  quota: ['GenerationSucceeded', 'TaskTimedOut', 'TaskCancelled', 'UserErasureRequested'],
   generation: [],
   notification: [],
 };
