@@ -45,6 +45,8 @@ export const benchSettings: NodeJS.ProcessEnv = {
   WEBHOOK_RETRY_INITIAL: '1s',
   WEBHOOK_TIMEOUT: '10s',
   CONSUMER_RETRY_INITIAL: '200ms',
+  BOOKKEEPING_FETCH_MIN_BYTES: '65536',
+  BOOKKEEPING_FETCH_MAX_WAIT: '200ms',
 };
 
 /**

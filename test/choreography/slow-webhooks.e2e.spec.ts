@@ -115,7 +115,12 @@ describe('webhook receivers that hold on', () => {
     expect(trickling.connections.length).toBeGreaterThanOrEqual(9);
     for (const c of trickling.connections.filter((c) => c.closed)) expect(c.closed! - c.opened).toBeLessThan(deadlineMs + 1_500);
 
-    // And every outcome was notified exactly once: one NotificationSent each, one delivered webhook-id each
+    // And every outcome was notified exactly once: one NotificationSent each (it reaches the timeline
+    // through tasks' bookkeeping group, which fetches lazily), one delivered webhook-id each
+    for (const id of [...quickTasks, ...slowTasks]) {
+      await waitFor(async () => (await notificationsSent(id)).length > 0, { what: `the NotificationSent of ${id} in its timeline` });
+    }
+    await platform.consumersCaughtUp();
     for (const id of quickTasks) expect(await notificationsSent(id)).toEqual([{ outcome: 'TaskCompleted', channel: 'webhook' }]);
     for (const id of slowTasks) expect(await notificationsSent(id)).toEqual([{ outcome: 'TaskCompleted', channel: 'inbox' }]);
     expect(new Set(quick.received.map((d) => d.webhookId)).size).toBe(quick.received.length);

@@ -30,6 +30,9 @@ export const fastSettings: NodeJS.ProcessEnv = {
   WEBHOOK_POLL_INTERVAL: '50ms',
   WEBHOOK_TIMEOUT: '1s',
   CONSUMER_RETRY_INITIAL: '20ms',
+  // The timeline and other bookkeeping fetched at once, as the critical path is: a test reads them.
+  BOOKKEEPING_FETCH_MIN_BYTES: '1',
+  BOOKKEEPING_FETCH_MAX_WAIT: '100ms',
   // The bundled simulator stands in for the model, so its fault switches are allowed.
   MODEL_SIMULATION: 'on',
   // Test receivers listen on loopback over plain http: the explicit opt-in (the SSRF tests narrow it).
