@@ -14,7 +14,6 @@ import { asAdmin, authAs } from './tokens';
 import { waitFor } from './wait-for';
 import { JsonBody } from './json-body';
 
-/** What each service's consumer reads: what its ACLs let it read. */
 /** Every consumer group of the platform (a service's own, and its bookkeeping's) and what it reads. */
 const subscriptions: Record<string, EventType[]> = Object.fromEntries(
   (Object.keys(serviceEvents) as ServicePrincipal[]).flatMap((service) => consumerGroupsOf(service).map(({ group, reads }) => [group, reads])),
