@@ -72,6 +72,17 @@ describe('fair shares of generation', () => {
     expect((await put(await authAs('flood-1'), 50)).status).toBe(403);
     expect((await shareOf('flood-1')).set).toBe(false);
 
+    // Nor does an admin's malformed request change anything: out of range, not a number, an extra
+    // field, a user id past 128 characters — each a 400, no share set, no change on the record
+    const raw = async (path: string, body: string) =>
+      fetch(`${platform.url('generation')}${path}`, { method: 'PUT', headers: { 'content-type': 'application/json', ...(await asAdmin()) }, body });
+    for (const body of ['{"maxRunning":0}', '{"maxRunning":1001}', '{"maxRunning":"8"}', '{"maxRunning":2,"by":"x"}', '[]', 'null']) {
+      expect((await raw('/users/flood-1/share', body)).status).toBe(400);
+    }
+    expect((await raw(`/users/${'u'.repeat(200)}/share`, '{"maxRunning":2}')).status).toBe(400);
+    expect((await shareOf('flood-1')).set).toBe(false);
+    expect((await platform.get('generation', '/users/flood-1/share/changes')).items).toEqual([]);
+
     // An admin sets it to one, twice: one change on the record
     expect((await put(await asAdmin(), 1)).status).toBe(200);
     expect((await put(await asAdmin(), 1)).status).toBe(200);
