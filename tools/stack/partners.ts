@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -100,10 +100,11 @@ function setScramCredential(config: StackConfig, principal: string, password: st
   ]);
 }
 
-/** Kafka's ConfigCommand on the stack's brokers, as admin (its credential in a file of the run folder, gone after). */
+/** Kafka's ConfigCommand on the stack's brokers, as admin (its credential in a file of the run folder, one per call since
+ * a test may remove two partners at once, gone after). */
 async function configCommand(config: StackConfig, args: string[]): Promise<void> {
   const admin = localKafkaCredentials('admin', config.stackDir)!;
-  const commandConfig = path.join(config.runDir, `partner-admin.${process.pid}.properties`);
+  const commandConfig = path.join(config.runDir, `partner-admin.${process.pid}.${randomUUID()}.properties`);
   fs.writeFileSync(
     commandConfig,
     [
