@@ -11,12 +11,13 @@ export type BrokerFaultKind = 'kill-leader' | 'pause-broker' | 'kill-controller'
 export const brokerFaultKinds: BrokerFaultKind[] = ['kill-leader', 'pause-broker', 'kill-controller', 'partition-broker', 'two-brokers-down'];
 
 /**
- * A fault applied to the cluster: what it hit, how long it lasts, how to heal it, and `effect`, which
- * asks the Admin API of a node on the healthy side whether the fault shows (a leader moved, a broker
- * left the in-sync replicas, the controller moved) and says what it saw, or undefined while it does
+ * A fault applied to a cluster (the brokers, or the replicated database): what it hit, how long it
+ * lasts, how to heal it, and `effect`, which asks a node on the healthy side (a broker's Admin API,
+ * a Patroni's REST API) whether the fault shows (a leader moved, a broker left the in-sync replicas,
+ * the controller moved, a standby was promoted) and says what it saw, or undefined while it does
  * not. A fault that never shows is a fault that was not applied: the checker counts it.
  */
-export interface BrokerStrike {
+export interface Strike {
   target: string;
   detail: string;
   forMs: number;
@@ -24,7 +25,7 @@ export interface BrokerStrike {
   effect: () => Promise<string | undefined>;
 }
 
-export async function strikeBroker(kind: BrokerFaultKind, stack: StackConfig, random: Random): Promise<BrokerStrike | undefined> {
+export async function strikeBroker(kind: BrokerFaultKind, stack: StackConfig, random: Random): Promise<Strike | undefined> {
   const nodes = kafkaNodes(stack);
   const lasting = (min: number, max: number) => random.between(min, max) * 1000;
   const others = (node: KafkaNode) => nodes.filter((n) => n.id !== node.id);

@@ -3,6 +3,8 @@ import * as path from 'node:path';
 import { createKnex } from '@app/database';
 import { kafkaProcess, startKafka, startKafkaNode, stopKafka } from '../stack/kafka';
 import { databaseUrlFor, postgresDataDir, postgresProcess, startPostgres, stopPostgres } from '../stack/postgres';
+import { postgresNodes } from '../stack/postgres-ha';
+import { crashPrimary, thawNode } from './database-faults';
 import { runningPid, sleep } from '../stack/processes';
 import { registryProcess, startRegistry, stopRegistry } from '../stack/registry';
 import { stackUp } from '../stack/stack';
@@ -27,9 +29,10 @@ export const campaignPorts = {
   prometheus: 29090,
 };
 
-export function campaignStackConfig(rootDir: string, brokers: 1 | 3 = 1): StackConfig {
+export function campaignStackConfig(rootDir: string, brokers: 1 | 3 = 1, postgres: StackConfig['postgres'] = 'single'): StackConfig {
   const env = {
     STACK_BROKERS: String(brokers),
+    STACK_POSTGRES: postgres,
     STACK_DIR: path.join(rootDir, 'chaos', 'stack'),
     KAFKA_PORT: String(campaignPorts.kafka),
     KAFKA_CONTROLLER_PORT: String(campaignPorts.controller),
@@ -47,14 +50,16 @@ export async function freshCampaignStack(config: StackConfig, report: (line: str
   await stopCampaignStack(config);
   for (const dir of ['data', 'run', 'auth', 'reports']) fs.rmSync(path.join(config.stackDir, dir), { recursive: true, force: true });
   fs.rmSync(postgresDataDir(config), { recursive: true, force: true });
+  fs.rmSync(path.dirname(postgresNodes(config)[0].home), { recursive: true, force: true });
   await stackUp(config, report);
   for (const partner of campaignPartners) await addPartner(config, partner);
   report(`partners  ${campaignPartners.join(', ')} (their principals, topics and grants)`);
 }
 
 export async function stopCampaignStack(config: StackConfig): Promise<void> {
-  // A run cut short may have left the database stopped (blackhole-postgres): it must hear the stop.
+  // A run cut short may have left the database stopped (blackhole-postgres, a frozen node): it must hear the stop.
   signalPart(config, 'postgres', 'SIGCONT');
+  if (config.postgres === 'replicated') for (const node of postgresNodes(config)) thawNode(config, node);
   await stopPrometheus(config);
   await stopZipkin(config);
   await stopRegistry(config);
@@ -80,9 +85,11 @@ export function signalPart(config: StackConfig, part: StackPart, signal: NodeJS.
 
 /**
  * A hard stop: SIGKILL for the JVMs; for PostgreSQL, SIGQUIT, its immediate shutdown (`pg_ctl stop -m
- * immediate`), which ends every backend without a checkpoint, as a crash would.
+ * immediate`), which ends every backend without a checkpoint, as a crash would (of a replicated
+ * database, the primary's, which its Patroni then starts again).
  */
 export async function crashPart(config: StackConfig, part: StackPart): Promise<void> {
+  if (part === 'postgres' && config.postgres === 'replicated') return crashPrimary(config);
   const proc = processOf[part](config);
   const pid = runningPid(proc);
   if (pid === undefined) return;

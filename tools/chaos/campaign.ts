@@ -22,6 +22,8 @@ export interface CampaignOptions {
   users: number;
   /** One broker, or a replicated cluster of three with the cluster's own faults. */
   brokers: 1 | 3;
+  /** One PostgreSQL server, or a primary and a synchronous standby under Patroni, with failovers among the faults. */
+  postgres?: 'single' | 'replicated';
   /** Only these faults (all of them when empty). */
   faults?: string[];
 }
@@ -29,6 +31,7 @@ export interface CampaignOptions {
 export interface CampaignReport {
   seed: number;
   brokers: number;
+  postgres?: 'single' | 'replicated';
   runDir: string;
   durationMs: number;
   instances: number;
@@ -55,11 +58,11 @@ export async function runCampaign(rootDir: string, options: CampaignOptions, log
   fs.rmSync(runDir, { recursive: true, force: true });
   fs.mkdirSync(runDir, { recursive: true });
   const serviceLog = fs.createWriteStream(path.join(runDir, 'services.log'));
-  const stack = campaignStackConfig(rootDir, options.brokers);
+  const stack = campaignStackConfig(rootDir, options.brokers, options.postgres);
   const history = new History(runDir);
   const random = new Random(options.seed);
   log(
-    `campaign ${options.seed} on ${options.brokers === 1 ? 'one broker' : `${options.brokers} brokers`}: stack in ${stack.stackDir}, history in ${history.file}`,
+    `campaign ${options.seed} on ${options.brokers === 1 ? 'one broker' : `${options.brokers} brokers`} and ${options.postgres ?? 'single'} PostgreSQL: stack in ${stack.stackDir}, history in ${history.file}`,
   );
   await freshCampaignStack(stack, (line) => log(`  ${line}`));
 
@@ -144,6 +147,7 @@ function reportOf(
   return {
     seed: options.seed,
     brokers: options.brokers,
+    postgres: options.postgres ?? 'single',
     runDir,
     durationMs: options.durationMs,
     instances: options.instances,

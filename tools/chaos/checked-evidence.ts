@@ -24,6 +24,8 @@ export interface Evidence {
   balances: Array<{ user: string; balance: number }>;
   granted: number;
   /** Each erased user's latest erasure (as GET /users/{userId}/data tells it) and their tasks' inputs as GET /tasks/{id} shows them. */
+  /** A replicated database's promotions, as Patroni keeps them (GET /history): each new timeline, when, and who leads it. */
+  promotions?: Array<{ timeline: number; at: string; leader: string }>;
   erasures?: Array<{ user: string; status: string | null; requestedAt: string | null; tasks: Array<{ taskId: string; createdAt: string; input: unknown }> }>;
 }
 

@@ -27,6 +27,10 @@ const brokers = (value: string): 1 | 3 => {
   if (value !== '1' && value !== '3') throw new InvalidArgumentError(`"${value}" brokers: a campaign runs on 1 or 3`);
   return Number(value) as 1 | 3;
 };
+const postgres = (value: string): 'single' | 'replicated' => {
+  if (value !== 'single' && value !== 'replicated') throw new InvalidArgumentError(`"${value}": the database is single or replicated`);
+  return value;
+};
 const positive = (value: string) => {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`"${value}" is not a positive whole number`);
@@ -45,6 +49,7 @@ const program = new Command('chaos')
   .option('--settle <d>', 'how long the platform may take to converge once the faults are healed', duration, 120_000)
   .option('--users <n>', 'how many users submit', positive, 6)
   .option('--brokers <n>', 'one broker, or a replicated cluster of 3 with its own faults', brokers, 1)
+  .option('--postgres <layout>', 'one server, or a primary and a synchronous standby under Patroni with failovers among the faults', postgres, 'single')
   .option('--faults <kinds>', 'only these faults, comma-separated (e.g. partition-broker,kill-controller)', (v: string) => v.split(',').filter(Boolean))
   .option('--check <dir>', 'check a saved run instead of running one')
   .option('--json', 'print the report as JSON')
@@ -59,6 +64,7 @@ async function main(): Promise<number> {
     settle: number;
     users: number;
     brokers: 1 | 3;
+    postgres: 'single' | 'replicated';
     faults?: string[];
     check?: string;
     json?: boolean;
@@ -76,6 +82,7 @@ async function main(): Promise<number> {
           users: options.users,
           faults: options.faults,
           brokers: options.brokers,
+          postgres: options.postgres,
         },
         log,
       );
@@ -85,7 +92,7 @@ async function main(): Promise<number> {
 
 function table(report: CampaignReport): string {
   const lines = [
-    `seed ${report.seed}, ${report.durationMs / 1000} s, ${report.brokers} broker${report.brokers === 1 ? '' : 's'}, ${report.instances} instances of every service — ${report.runDir}`,
+    `seed ${report.seed}, ${report.durationMs / 1000} s, ${report.brokers} broker${report.brokers === 1 ? '' : 's'}, ${report.postgres ?? 'single'} PostgreSQL, ${report.instances} instances of every service — ${report.runDir}`,
     `operations: ${report.operations.submits} POST /tasks (${report.operations.accepted} accepted), ${report.operations.published} outside requests, ${report.operations.deliveries} webhook deliveries`,
     `faults: ${
       Object.entries(report.faults)

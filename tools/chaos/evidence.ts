@@ -14,6 +14,7 @@ import { services } from './cluster';
 import type { Evidence } from './invariants';
 import type { EraseOp, HistoryEntry } from './history';
 import { campaignPartners } from './outside-systems';
+import { promotions } from './database-faults';
 import { retry } from '@app/timing';
 
 /**
@@ -106,6 +107,7 @@ export async function gatherEvidence(
     evidence.balances.push({ user, balance: body.balance });
   }
   evidence.erasures = await erasuresSeen(urls.tasks, token, history);
+  if (stack.postgres === 'replicated') evidence.promotions = await promotions(stack);
   return evidence;
 }
 

@@ -1,4 +1,5 @@
 import type { BrokerFaultKind } from './broker-faults';
+import type { DatabaseFaultKind } from './database-faults';
 
 /**
  * The faults the nemesis applies, and how often each is drawn: the services' and the stack's on
@@ -13,7 +14,8 @@ export type FaultKind =
   | 'blackhole-postgres'
   | 'kill-registry'
   | 'kill-model'
-  | BrokerFaultKind;
+  | BrokerFaultKind
+  | DatabaseFaultKind;
 
 export const serviceFaultWeights: Array<readonly [FaultKind, number]> = [
   ['kill-instance', 4],
@@ -29,4 +31,13 @@ export const serviceFaultWeights: Array<readonly [FaultKind, number]> = [
 export const singleBrokerWeights: Array<readonly [FaultKind, number]> = [
   ['kill-broker', 2],
   ['pause-broker', 1],
+];
+
+/**
+ * A replicated database: its own faults beside the others (crash-postgres then crashes the primary's
+ * PostgreSQL, which its Patroni restarts; blackhole-postgres stops HAProxy, the database's address).
+ */
+export const replicatedDatabaseWeights: Array<readonly [FaultKind, number]> = [
+  ['failover-postgres', 2],
+  ['switchover-postgres', 1],
 ];

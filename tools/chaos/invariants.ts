@@ -4,6 +4,7 @@ import { audit } from '../audit/audit-invariants';
 import type { CancelOp, DeliveryEntry, EffectEntry, PublishOp, SubmitOp } from './history';
 import type { Evidence, InvariantResult } from './checked-evidence';
 import { partnerInvariants } from './partner-invariants';
+import { databaseInvariants } from './database-invariants';
 import { firstOccurrences, groupBy, outOfOrder } from './placed-events';
 
 export type { Evidence, InvariantResult, PlacedEvent } from './checked-evidence';
@@ -183,7 +184,7 @@ export function checkInvariants(evidence: Evidence): InvariantResult[] {
   const effects = evidence.history.filter((h): h is EffectEntry => h.kind === 'effect');
   report(
     'FAULTS_TAKE_EFFECT',
-    'every cluster fault was seen through the Admin API while it lasted (a leader moved, a broker left the in-sync replicas, the controller moved)',
+    'every cluster fault was seen while it lasted (a leader moved, a broker left the in-sync replicas, the controller moved, a standby was promoted)',
     effects.filter((e) => e.seen === null && !e.cutShort).map((e) => `fault ${e.id} ${e.fault} was never seen${e.lastError ? ` (${e.lastError})` : ''}`),
   );
   report(
@@ -203,5 +204,5 @@ export function checkInvariants(evidence: Evidence): InvariantResult[] {
     'every message on an event topic decodes, but the wrong-type values written on purpose',
     undecodable > 0 ? [`${undecodable} undecodable`] : [],
   );
-  return [...results, ...partnerInvariants(evidence, firstOf)];
+  return [...results, ...partnerInvariants(evidence, firstOf), ...databaseInvariants(evidence)];
 }

@@ -1,9 +1,9 @@
 import type { StackConfig } from '../stack/stack.config';
-import { BrokerFaultKind, brokerFaultKinds, BrokerStrike, strikeBroker } from './broker-faults';
-import { FaultKind, serviceFaultWeights, singleBrokerWeights } from './fault-kinds';
+import { BrokerFaultKind, brokerFaultKinds, Strike, strikeBroker } from './broker-faults';
+import { FaultKind, replicatedDatabaseWeights, serviceFaultWeights, singleBrokerWeights } from './fault-kinds';
+import { DatabaseFaultKind, strikeDatabase } from './database-faults';
 import { crashPart, restartPart, setReadOnly, signalPart, StackPart } from './campaign-stack';
-import type { Cluster, Instance } from './cluster';
-import { services } from './cluster';
+import { Cluster, Instance, services } from './cluster';
 import type { History } from './history';
 import type { Random } from './random';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -36,6 +36,8 @@ export class Nemesis {
   /** A cluster's own faults, taken in turn from a seeded start, so that a run of a few minutes tries each. */
   private readonly clusterTurns: BrokerFaultKind[];
   private clusterTurn = 0;
+  /** Drawn before any other: a replicated database is failed over at least once in every run. */
+  private readonly firstStrikes: FaultKind[];
 
   constructor(
     private readonly stack: StackConfig,
@@ -47,11 +49,13 @@ export class Nemesis {
     private readonly spacingMs: [number, number] = [20_000, 40_000],
   ) {
     const single = stack.kafka.brokers === 1;
-    const known = [...serviceFaultWeights, ...singleBrokerWeights].map(([kind]) => kind as string).concat(single ? [] : brokerFaultKinds);
+    const databaseWeights = stack.postgres === 'replicated' ? replicatedDatabaseWeights : [];
+    const known = [...serviceFaultWeights, ...singleBrokerWeights, ...databaseWeights].map(([kind]) => kind as string).concat(single ? [] : brokerFaultKinds);
     const unknown = only.filter((kind) => !known.includes(kind) || (!single && singleBrokerWeights.some(([k]) => k === kind)));
     if (unknown.length > 0) throw new Error(`no such fault here: ${unknown.join(', ')}`);
     const chosen = (kind: string) => only.length === 0 || only.includes(kind);
-    const others = [...serviceFaultWeights, ...(single ? singleBrokerWeights : [])].filter(([kind]) => chosen(kind));
+    const others = [...serviceFaultWeights, ...databaseWeights, ...(single ? singleBrokerWeights : [])].filter(([kind]) => chosen(kind));
+    this.firstStrikes = databaseWeights.length > 0 && chosen('failover-postgres') ? ['failover-postgres'] : [];
     const turns = single ? [] : brokerFaultKinds.filter(chosen);
     const start = turns.length > 0 ? random.between(0, turns.length - 1) : 0;
     this.clusterTurns = [...turns.slice(start), ...turns.slice(0, start)];
@@ -86,7 +90,7 @@ export class Nemesis {
   }
 
   private async strike(): Promise<void> {
-    const drawn = this.random.weighted(this.faultWeights);
+    const drawn = this.firstStrikes.shift() ?? this.random.weighted(this.faultWeights);
     const kind = drawn === 'cluster' ? this.clusterTurns[this.clusterTurn % this.clusterTurns.length] : drawn;
     const busy = new Set([...this.active.values()].map((f) => f.target).concat([...this.stillHealing]));
     const free = (target: string) => !busy.has(target);
@@ -121,6 +125,10 @@ export class Nemesis {
         if (!free('postgres') || !free('registry') || busy.has('read-only')) return;
         await crashPart(this.stack, 'postgres');
         return void this.begin(kind, 'postgres', lasting(3, 10), () => this.restart('postgres'));
+      case 'failover-postgres':
+      case 'switchover-postgres':
+        if (!free('postgres') || !free('registry') || busy.has('read-only')) return;
+        return this.watched(kind, 'postgres', await strikeDatabase(kind, this.stack, this.random));
       case 'blackhole-postgres':
         // Stopped, not killed: its sockets stay open and the kernel takes every packet, but nothing
         // answers and nothing is reset — what a client sees of a database behind a network that
@@ -158,8 +166,13 @@ export class Nemesis {
   private async strikeCluster(kind: BrokerFaultKind): Promise<void> {
     const strike = await strikeBroker(kind, this.stack, this.random);
     this.clusterTurn++; // a turn passes once its fault was tried (a strike that threw is tried again)
+    await this.watched(kind, 'kafka', strike);
+  }
+
+  /** A fault that a cluster (the brokers', the database's) shows to a node it spared: begun, then watched for. */
+  private async watched(kind: BrokerFaultKind | DatabaseFaultKind, target: string, strike: Strike | undefined): Promise<void> {
     if (!strike) return;
-    const id = this.begin(kind, 'kafka', strike.forMs, strike.heal, `${strike.target} ${strike.detail}`);
+    const id = this.begin(kind, target, strike.forMs, strike.heal, `${strike.target} ${strike.detail}`);
     await this.watchEffect(id, kind, strike);
   }
 
@@ -168,7 +181,7 @@ export class Nemesis {
    * that ran its course unseen is recorded as such (the checker counts it); one healed early by
    * `healAll` at the end of the run is recorded as cut short.
    */
-  private async watchEffect(id: number, fault: BrokerFaultKind, strike: BrokerStrike): Promise<void> {
+  private async watchEffect(id: number, fault: BrokerFaultKind | DatabaseFaultKind, strike: Strike): Promise<void> {
     const started = Date.now();
     let lastError = '';
     while (this.active.has(id)) {
@@ -231,7 +244,5 @@ export class Nemesis {
   }
 
   /** A stack part started again; the registry needs PostgreSQL, which may itself be down a moment. */
-  private restart(part: StackPart): Promise<void> {
-    return restartPart(this.stack, part);
-  }
+  private restart = (part: StackPart): Promise<void> => restartPart(this.stack, part);
 }

@@ -1,7 +1,7 @@
 import { loadServiceConfig, serviceNames } from '@app/config';
 import { AppName, RunningService, startService, stopService, waitForHealth } from './service-process';
 import { localKafkaEnv, localRegistryEnv } from '@app/kafka';
-import { localTracingEnv } from '../stack/stack.config';
+import { loadStackConfig, localTracingEnv } from '../stack/stack.config';
 import { formatLogLine } from './log-format';
 
 const apps: AppName[] = ['model-simulator', ...serviceNames, 'console'];
@@ -55,7 +55,9 @@ export class Supervisor {
     const kafka = name === 'model-simulator' || process.env.KAFKA_USERNAME ? {} : localKafkaEnv(name);
     const registry = name === 'model-simulator' || process.env.SCHEMA_REGISTRY_USERNAME ? {} : localRegistryEnv(name);
     const credentials = { ...kafka, ...registry };
-    const service = startService(name, portOf(name), { ...credentials, ...localTracingEnv(), ...this.env }, (line) =>
+    // The stack's database address: a replicated one listens on a port of its own (stack.config.ts).
+    const database = process.env.DATABASE_URL ? {} : { DATABASE_URL: loadStackConfig().databaseUrl };
+    const service = startService(name, portOf(name), { ...credentials, ...database, ...localTracingEnv(), ...this.env }, (line) =>
       this.print(`[${name.padEnd(15)}] ${formatLogLine(line)}`),
     );
     this.running.set(name, service);

@@ -6,12 +6,18 @@ import { addPartner, removePartner } from './partners';
 import { stackDown, stackStatus, stackUp } from './stack';
 import { loadStackConfig } from './stack.config';
 
-const usage = 'usage: stack up [--brokers 1|3] | down | status | secrets | partner-add <name> | partner-remove <name>';
+const usage = 'usage: stack up [--brokers 1|3] [--postgres single|replicated] | down | status | secrets | partner-add <name> | partner-remove <name>';
 
 async function main(command: string | undefined, options: string[]): Promise<number> {
   // `--brokers 3` is STACK_BROKERS=3: a replicated cluster of three nodes instead of one broker.
+  // `--postgres replicated` is STACK_POSTGRES=replicated: a primary and a synchronous standby under Patroni (postgres-ha.ts).
   const brokers = options.indexOf('--brokers');
-  const config = loadStackConfig(brokers >= 0 ? { ...process.env, STACK_BROKERS: options[brokers + 1] ?? '' } : process.env);
+  const postgres = options.indexOf('--postgres');
+  const config = loadStackConfig({
+    ...process.env,
+    ...(brokers >= 0 ? { STACK_BROKERS: options[brokers + 1] ?? '' } : {}),
+    ...(postgres >= 0 ? { STACK_POSTGRES: options[postgres + 1] ?? '' } : {}),
+  });
   const print = (line: string) => process.stdout.write(`${line}\n`);
   switch (command) {
     case 'up': {

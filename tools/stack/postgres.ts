@@ -1,40 +1,35 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { createKnex, databaseAnswers, ensureDatabase } from '@app/database';
+import { ensureDatabase } from '@app/database';
 import { managed, ManagedProcess, runningPid, startDetached, StackError, stopManaged, waitUntilReady } from './processes';
+import { asPostgres, databaseUrlFor, isLocalHost, postgresAnswers, postgresBinDir, postgresHome, redact } from './postgres-server';
+import { proxyProcess, startReplicatedPostgres, stopReplicatedPostgres } from './postgres-ha';
 import { StackConfig } from './stack.config';
 
-export function postgresProcess(config: StackConfig): ManagedProcess {
-  return managed(config.runDir, config.logsDir, 'postgres');
-}
+export { databaseUrlFor, postgresAnswers, postgresBinDir } from './postgres-server';
 
-export function databaseUrlFor(config: StackConfig, database: string): string {
-  const url = new URL(config.databaseUrl);
-  url.pathname = `/${database}`;
-  return url.toString();
+/** The process that owns DATABASE_URL's address: the server, or a replicated pair's HAProxy. */
+export function postgresProcess(config: StackConfig): ManagedProcess {
+  if (config.postgres === 'replicated') return proxyProcess(config);
+  return managed(config.runDir, config.logsDir, 'postgres');
 }
 
 export function jdbcUrl(url: URL): string {
   return `jdbc:postgresql://${url.hostname}:${url.port || 5432}${url.pathname}`;
 }
 
-export async function postgresAnswers(url: string): Promise<boolean> {
-  const db = createKnex(url, 1, { quiet: true });
-  try {
-    return await databaseAnswers(db);
-  } finally {
-    await db.destroy();
-  }
-}
-
 /**
  * Uses the server at DATABASE_URL when it answers. Otherwise, when that URL points at this machine,
  * makes a private cluster with Debian's initdb under the stack folder and serves it on that port.
+ * A replicated layout is always the stack's own (postgres-ha.ts).
  */
 export async function startPostgres(config: StackConfig): Promise<'external' | 'started' | 'already up'> {
+  if (config.postgres === 'replicated') {
+    const started = await startReplicatedPostgres(config);
+    await ensureDatabases(config);
+    return started;
+  }
   const proc = postgresProcess(config);
   const existing = runningPid(proc);
   if (existing !== undefined) {
@@ -47,7 +42,7 @@ export async function startPostgres(config: StackConfig): Promise<'external' | '
     return 'external';
   }
   const url = new URL(config.databaseUrl);
-  if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(url.hostname)) {
+  if (!isLocalHost(url)) {
     throw new StackError('postgres', `DATABASE_URL ${redact(url)} does not answer and is not on this machine`);
   }
   const pid = startPrivateCluster(config, proc, Number(url.port || 5432), decodeURIComponent(url.username || 'postgres'));
@@ -56,20 +51,9 @@ export async function startPostgres(config: StackConfig): Promise<'external' | '
   return 'started';
 }
 
-const asPostgres = () => (process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--'] : []);
-
-/**
- * Where the private cluster keeps its data: under the stack folder, unless the cluster runs as the
- * postgres user (we are root) and that user cannot reach the folder (a checkout under a private
- * directory, such as one made by mktemp): then in a folder of its own under the system's tmp.
- */
+/** The single server's data folder. */
 export function postgresDataDir(config: StackConfig): string {
-  const inStack = path.join(config.stackDir, 'data', 'postgres');
-  if (asPostgres().length === 0) return inStack;
-  fs.mkdirSync(config.stackDir, { recursive: true });
-  const [cmd, ...args] = [...asPostgres(), 'test', '-x', config.stackDir];
-  if (spawnSync(cmd, args).status === 0) return inStack;
-  return path.join(os.tmpdir(), `task-platform-postgres-${createHash('sha256').update(config.stackDir).digest('hex').slice(0, 12)}`);
+  return postgresHome(config, 'postgres');
 }
 
 function startPrivateCluster(config: StackConfig, proc: ManagedProcess, port: number, superuser: string): number {
@@ -92,15 +76,6 @@ function startPrivateCluster(config: StackConfig, proc: ManagedProcess, port: nu
   return startDetached(proc, cmd, args);
 }
 
-/** The newest installed PostgreSQL's programs (initdb, postgres, pgbench). */
-export function postgresBinDir(): string {
-  const root = '/usr/lib/postgresql';
-  const versions = fs.existsSync(root) ? fs.readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
-  const found = versions.map((v) => path.join(root, v, 'bin')).find((dir) => fs.existsSync(path.join(dir, 'initdb')));
-  if (!found) throw new StackError('postgres', 'DATABASE_URL does not answer and no initdb was found: apt-get install postgresql');
-  return found;
-}
-
 /** One database per service plus one for the registry, created when missing. */
 async function ensureDatabases(config: StackConfig): Promise<void> {
   for (const name of [config.registry.database, ...config.serviceDatabases]) {
@@ -109,11 +84,6 @@ async function ensureDatabases(config: StackConfig): Promise<void> {
 }
 
 export function stopPostgres(config: StackConfig): Promise<boolean> {
+  if (config.postgres === 'replicated') return stopReplicatedPostgres(config);
   return stopManaged(postgresProcess(config));
-}
-
-function redact(url: URL): string {
-  const copy = new URL(url.toString());
-  if (copy.password) copy.password = '***';
-  return copy.toString();
 }

@@ -12,6 +12,13 @@ export interface StackConfig {
   zipkin: { version: string; host: string; port: number; heap: string };
   prometheus: { host: string; port: number };
   databaseUrl: string;
+  /** One server (the default), or a primary and a synchronous standby under Patroni behind HAProxy (postgres-ha.ts). */
+  postgres: 'single' | 'replicated';
+  /**
+   * How a replicated database acknowledges a commit: once the standby has it (the default), or at
+   * once (STACK_POSTGRES_REPLICATION=asynchronous: what the campaign's evidence run measures).
+   */
+  postgresReplication: 'synchronous' | 'asynchronous';
   serviceDatabases: string[];
 }
 
@@ -44,6 +51,17 @@ function startedLayout(stackDir: string): string | undefined {
   return fs.existsSync(layoutFile(stackDir)) ? fs.readFileSync(layoutFile(stackDir), 'utf8').trim() : undefined;
 }
 
+/** Where a started stack keeps its database's layout, for the same reason. */
+export function postgresLayoutFile(stackDir: string): string {
+  return path.join(stackDir, 'run', 'postgres-layout');
+}
+
+function postgresLayout(raw: string | undefined, stackDir: string): 'single' | 'replicated' {
+  const chosen = raw || (fs.existsSync(postgresLayoutFile(stackDir)) ? fs.readFileSync(postgresLayoutFile(stackDir), 'utf8').trim() : 'single');
+  if (chosen === 'single' || chosen === 'replicated') return chosen;
+  throw new Error(`STACK_POSTGRES must be single or replicated, got "${chosen}"`);
+}
+
 /** One broker (the default: the test suite, the demo) or a replicated cluster of three. */
 function brokerCount(raw: string | undefined): 1 | 3 {
   if (raw === undefined || raw === '' || raw === '1') return 1;
@@ -53,6 +71,7 @@ function brokerCount(raw: string | undefined): 1 | 3 {
 
 export function loadStackConfig(env: NodeJS.ProcessEnv = process.env): StackConfig {
   const stackDir = env.STACK_DIR ?? path.join(rootDir, '.stack');
+  const postgres = postgresLayout(env.STACK_POSTGRES, stackDir);
   return {
     rootDir,
     stackDir,
@@ -81,7 +100,10 @@ export function loadStackConfig(env: NodeJS.ProcessEnv = process.env): StackConf
       heap: env.ZIPKIN_HEAP ?? '256m',
     },
     prometheus: { host: '127.0.0.1', port: intFromEnv(env, 'PROMETHEUS_PORT', 19090) },
-    databaseUrl: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    // The replicated database is the stack's own, so it cannot share the machine's server's port.
+    databaseUrl: env.DATABASE_URL ?? `postgres://postgres@127.0.0.1:${postgres === 'single' ? 5432 : 15432}/postgres`,
+    postgres,
+    postgresReplication: env.STACK_POSTGRES_REPLICATION === 'asynchronous' ? 'asynchronous' : 'synchronous',
     serviceDatabases: ['tasks', 'quota', 'generation', 'notification'].map((s) => `taskplatform_${s}`),
   };
 }

@@ -1,0 +1,171 @@
+import { spawnSync } from 'node:child_process';
+import {
+  clusterMembers,
+  nodeProcess,
+  PatroniMember,
+  PostgresNode,
+  postgresNodes,
+  postmasterPid,
+  restAnswers,
+  startPostgresNode,
+  stopOrphanedPostmaster,
+} from '../stack/postgres-ha';
+import { isAlive, runningPid, sleep } from '../stack/processes';
+import type { StackConfig } from '../stack/stack.config';
+import type { Strike } from './broker-faults';
+import type { Random } from './random';
+import type { Evidence } from './checked-evidence';
+
+/** The faults only a replicated database can have. */
+export type DatabaseFaultKind = 'failover-postgres' | 'switchover-postgres';
+
+export const databaseFaultKinds: DatabaseFaultKind[] = ['failover-postgres', 'switchover-postgres'];
+
+/**
+ * A fault of the replicated database (tools/stack/postgres-ha.ts), and its effect as Patroni reports
+ * it on a node that was not struck: another node leads, on a newer timeline.
+ * - failover-postgres: the primary's node (Patroni and PostgreSQL) killed with -9, or frozen with
+ *   SIGSTOP, which is how a node cut off by the network looks to the rest (it renews no lease and
+ *   answers no check). The standby is promoted once the leader's lease runs out; healing starts the
+ *   node again, or lets it go on, and it rejoins as a standby (pg_rewind takes back what it wrote alone).
+ * - switchover-postgres: the planned hand-over an upgrade makes, asked of the leader's Patroni.
+ */
+export async function strikeDatabase(kind: DatabaseFaultKind, stack: StackConfig, random: Random): Promise<Strike | undefined> {
+  const nodes = postgresNodes(stack);
+  const before = await leaderOf(nodes);
+  const leader = nodes.find((n) => n.name === before?.name);
+  if (!before || !leader) return undefined;
+  const other = nodes.find((n) => n !== leader)!;
+  const effect = async () => {
+    const now = await leaderOf([other, leader]);
+    return now && now.name !== before.name && (now.timeline ?? 0) > (before.timeline ?? 0)
+      ? `${now.name} leads on timeline ${now.timeline}, instead of ${before.name} on ${before.timeline}`
+      : undefined;
+  };
+  const rejoined = () => untilReplica(stack, leader);
+  if (kind === 'switchover-postgres') {
+    const response = await fetch(`http://127.0.0.1:${leader.restPort}/switchover`, {
+      method: 'POST',
+      body: JSON.stringify({ leader: leader.name, candidate: other.name }),
+      signal: AbortSignal.timeout(60_000),
+    });
+    const said = (await response.text()).trim();
+    if (!response.ok) throw new Error(`switchover refused by ${leader.name}: ${response.status} ${said}`);
+    return { target: leader.name, detail: `switchover to ${other.name} (${said})`, forMs: random.between(10, 20) * 1000, heal: rejoined, effect };
+  }
+  // Past the lease (ttl 30 s) and Patroni's next loop (10 s), so that the standby is promoted before it heals.
+  const forMs = random.between(45, 60) * 1000;
+  if (random.between(0, 1) === 0) {
+    await killNode(stack, leader);
+    return { target: leader.name, detail: 'kill -9 of Patroni and PostgreSQL', forMs, heal: () => startPostgresNode(stack, leader, 'replica'), effect };
+  }
+  const frozen = freezeNode(stack, leader, 'SIGSTOP');
+  return {
+    target: leader.name,
+    detail: `frozen (SIGSTOP of ${frozen.join(' and ')}), as if cut off`,
+    forMs,
+    heal: async () => {
+      freezeNode(stack, leader, 'SIGCONT');
+      await rejoined();
+    },
+    effect,
+  };
+}
+
+/** The leader as the first node that answers sees it. */
+export async function leaderOf(nodes: PostgresNode[]): Promise<PatroniMember | undefined> {
+  for (const node of nodes) {
+    try {
+      return (await clusterMembers(node)).find((m) => m.role === 'leader' && m.state === 'running');
+    } catch {
+      // struck or restarting: ask the next
+    }
+  }
+  return undefined;
+}
+
+export async function killNode(stack: StackConfig, node: PostgresNode): Promise<void> {
+  const postmaster = postmasterPid(node);
+  freezeNode(stack, node, 'SIGKILL');
+  while (runningPid(nodeProcess(stack, node)) !== undefined || (postmaster !== undefined && isAlive(postmaster))) await sleep(100);
+  await stopOrphanedPostmaster(node);
+}
+
+/** Every promotion the replicated database has made, as its leader's Patroni keeps them. */
+export async function promotions(stack: StackConfig): Promise<NonNullable<Evidence['promotions']>> {
+  for (const node of postgresNodes(stack)) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${node.restPort}/history`, { signal: AbortSignal.timeout(3000) });
+      if (!response.ok) continue;
+      // Each line: [the timeline it ended, the LSN it ended at, why, when the next began, who led it].
+      const lines = (await response.json()) as Array<[number, number, string, string, string]>;
+      return lines.map(([ended, , , at, leader]) => ({ timeline: ended + 1, at, leader }));
+    } catch {
+      // restarting: ask the other
+    }
+  }
+  throw new Error('no Patroni answered GET /history');
+}
+
+/** A node frozen by a run cut short, let go on. */
+export function thawNode(stack: StackConfig, node: PostgresNode): void {
+  freezeNode(stack, node, 'SIGCONT');
+}
+
+/** The primary's PostgreSQL stopped at once (SIGQUIT, as crash-postgres does to a single server); Patroni, still running, starts it again. */
+export async function crashPrimary(stack: StackConfig): Promise<void> {
+  const nodes = postgresNodes(stack);
+  const leading = await leaderOf(nodes);
+  const leader = nodes.find((n) => n.name === leading?.name);
+  const postmaster = leader && postmasterPid(leader);
+  if (postmaster === undefined) return;
+  signalQuietly(postmaster, 'SIGQUIT');
+  while (isAlive(postmaster)) await sleep(100);
+}
+
+/**
+ * Signals Patroni's process group, and PostgreSQL: its postmaster and each of its children, which
+ * are sessions of their own (every backend calls setsid), so no group signal reaches them all.
+ */
+function freezeNode(stack: StackConfig, node: PostgresNode, signal: NodeJS.Signals): string[] {
+  const signalled: string[] = [];
+  const patroni = runningPid(nodeProcess(stack, node));
+  if (patroni !== undefined) {
+    signalQuietly(-patroni, signal);
+    signalled.push('Patroni');
+  }
+  const postmaster = postmasterPid(node);
+  if (postmaster !== undefined) {
+    // The children first, so that none is left running while the postmaster already waits.
+    for (const child of childrenOf(postmaster)) signalQuietly(child, signal);
+    signalQuietly(postmaster, signal);
+    signalled.push('PostgreSQL');
+  }
+  return signalled;
+}
+
+export function childrenOf(pid: number): number[] {
+  const listed = spawnSync('ps', ['--ppid', String(pid), '-o', 'pid='], { encoding: 'utf8' }).stdout ?? '';
+  return listed
+    .split('\n')
+    .map(Number)
+    .filter((child) => Number.isInteger(child) && child > 0);
+}
+
+function signalQuietly(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // gone already
+  }
+}
+
+/** Until the struck node streams from the new primary again (it may rewind first). */
+async function untilReplica(stack: StackConfig, node: PostgresNode): Promise<void> {
+  const deadline = Date.now() + 180_000;
+  while (!(await restAnswers(`http://127.0.0.1:${node.restPort}/replica`))) {
+    if (Date.now() > deadline) throw new Error(`${node.name} did not rejoin as a standby within 180 s`);
+    if (runningPid(nodeProcess(stack, node)) === undefined) await startPostgresNode(stack, node, 'replica');
+    await sleep(1000);
+  }
+}
