@@ -4,26 +4,12 @@ import { KafkaNode, kafkaNodes, StackConfig } from '../stack/stack.config';
 import { crashNode, restartNode, signalNode } from './campaign-stack';
 import { busiestPartition, partitionsSeenBy, quorumLeaderSeenBy, refusesConnections } from './cluster-view';
 import type { Random } from './random';
+import type { Strike } from './strike';
 
 /** The faults only a cluster can have. */
 export type BrokerFaultKind = 'kill-leader' | 'pause-broker' | 'kill-controller' | 'partition-broker' | 'two-brokers-down';
 
 export const brokerFaultKinds: BrokerFaultKind[] = ['kill-leader', 'pause-broker', 'kill-controller', 'partition-broker', 'two-brokers-down'];
-
-/**
- * A fault applied to a cluster (the brokers, or the replicated database): what it hit, how long it
- * lasts, how to heal it, and `effect`, which asks a node on the healthy side (a broker's Admin API,
- * a Patroni's REST API) whether the fault shows (a leader moved, a broker left the in-sync replicas,
- * the controller moved, a standby was promoted) and says what it saw, or undefined while it does
- * not. A fault that never shows is a fault that was not applied: the checker counts it.
- */
-export interface Strike {
-  target: string;
-  detail: string;
-  forMs: number;
-  heal: () => Promise<void>;
-  effect: () => Promise<string | undefined>;
-}
 
 export async function strikeBroker(kind: BrokerFaultKind, stack: StackConfig, random: Random): Promise<Strike | undefined> {
   const nodes = kafkaNodes(stack);

@@ -12,7 +12,7 @@ import {
 } from '../stack/postgres-ha';
 import { isAlive, runningPid, sleep } from '../stack/processes';
 import type { StackConfig } from '../stack/stack.config';
-import type { Strike } from './broker-faults';
+import type { Strike } from './strike';
 import type { Random } from './random';
 import type { Evidence } from './checked-evidence';
 

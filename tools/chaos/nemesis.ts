@@ -1,5 +1,6 @@
 import type { StackConfig } from '../stack/stack.config';
-import { BrokerFaultKind, brokerFaultKinds, Strike, strikeBroker } from './broker-faults';
+import { BrokerFaultKind, brokerFaultKinds, strikeBroker } from './broker-faults';
+import type { Strike } from './strike';
 import { FaultKind, replicatedDatabaseWeights, serviceFaultWeights, singleBrokerWeights } from './fault-kinds';
 import { DatabaseFaultKind, strikeDatabase } from './database-faults';
 import { crashPart, restartPart, setReadOnly, signalPart, StackPart } from './campaign-stack';
