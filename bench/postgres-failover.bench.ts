@@ -82,8 +82,9 @@ async function failover(config: StackConfig, db: Knex, holdStandbyMs: number) {
         await db('acknowledged').insert({ id });
         acknowledged.push(id);
         if (failedAt !== undefined && recoveredAt === undefined) recoveredAt = Date.now();
-      } catch {
+      } catch (error) {
         failures++;
+        if (failures <= 3 || failures % 100 === 0) note(`commit ${id} failed (${failures}): ${(error as Error).message.split('\n')[0]}`);
         failedAt ??= Date.now();
         await sleep(50);
       }
@@ -99,10 +100,12 @@ async function failover(config: StackConfig, db: Knex, holdStandbyMs: number) {
   await sleep(holdStandbyMs);
   const ackedBeforeKill = acknowledged.length;
   const killedAt = Date.now();
+  note(`killing ${leader.name} (-9), ${acknowledged.length} commits acknowledged; ${standby.name} held behind for ${holdStandbyMs} ms`);
   await killNode(config, leader);
   if (receiver !== undefined) process.kill(receiver, 'SIGCONT');
   while (recoveredAt === undefined && Date.now() - killedAt < 90_000) await sleep(100);
   const promoted = recoveredAt !== undefined;
+  note(promoted ? `writes back after ${recoveredAt! - killedAt} ms` : 'no standby promoted within 90 s');
   // The old primary back: a standby of the new one (pg_rewind takes away what only it had), or, when
   // no standby was promoted (Patroni refuses one too far behind), the primary again.
   const rejoinStarted = Date.now();
@@ -136,6 +139,7 @@ function walReceiverOf(node: ReturnType<typeof postgresNodes>[number]): number |
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
+const note = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
 
 runBenchmark(async () => {
   const result: Record<string, unknown> = { at: new Date().toISOString(), commitsPerMode };
