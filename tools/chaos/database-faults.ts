@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import {
   clusterMembers,
   nodeProcess,
@@ -55,14 +56,19 @@ export async function strikeDatabase(kind: DatabaseFaultKind, stack: StackConfig
   }
   // Past the lease (ttl 30 s) and Patroni's next loop (10 s), so that the standby is promoted before it heals.
   const forMs = random.between(45, 60) * 1000;
+  // Replicated asynchronously, the standby is held behind a moment first: what such a setup risks (docs/reliability.md).
+  const behind = stack.postgresReplication === 'asynchronous' ? await holdBehind(leader, 3000) : undefined;
   if (random.between(0, 1) === 0) {
     await killNode(stack, leader);
-    return { target: leader.name, detail: 'kill -9 of Patroni and PostgreSQL', forMs, heal: () => startPostgresNode(stack, leader, 'replica'), effect };
+    behind?.release();
+    const detail = `kill -9 of Patroni and PostgreSQL${behind ? `, ${other.name} held ${behind.heldMs} ms behind` : ''}`;
+    return { target: leader.name, detail, forMs, heal: () => startPostgresNode(stack, leader, 'replica'), effect };
   }
   const frozen = freezeNode(stack, leader, 'SIGSTOP');
+  behind?.release();
   return {
     target: leader.name,
-    detail: `frozen (SIGSTOP of ${frozen.join(' and ')}), as if cut off`,
+    detail: `frozen (SIGSTOP of ${frozen.join(' and ')}), as if cut off${behind ? `, ${other.name} held ${behind.heldMs} ms behind` : ''}`,
     forMs,
     heal: async () => {
       freezeNode(stack, leader, 'SIGCONT');
@@ -70,6 +76,28 @@ export async function strikeDatabase(kind: DatabaseFaultKind, stack: StackConfig
     },
     effect,
   };
+}
+
+/**
+ * The primary's WAL senders stopped for `ms`: its standby falls behind by what is committed meanwhile.
+ * (Stopping the standby's receiver would not do: what the sender already wrote waits in the socket's
+ * buffers, and the receiver reads it all once it goes on, primary dead or not.)
+ */
+export async function holdBehind(primary: PostgresNode, ms: number): Promise<{ heldMs: number; release: () => void } | undefined> {
+  const postmaster = postmasterPid(primary);
+  const senders = postmaster === undefined ? [] : childrenOf(postmaster).filter((pid) => commandOf(pid).includes('walsender'));
+  if (senders.length === 0) return undefined;
+  for (const sender of senders) signalQuietly(sender, 'SIGSTOP');
+  await sleep(ms);
+  return { heldMs: ms, release: () => senders.forEach((sender) => signalQuietly(sender, 'SIGCONT')) };
+}
+
+function commandOf(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 /** The leader as the first node that answers sees it. */
@@ -144,7 +172,7 @@ function freezeNode(stack: StackConfig, node: PostgresNode, signal: NodeJS.Signa
   return signalled;
 }
 
-export function childrenOf(pid: number): number[] {
+function childrenOf(pid: number): number[] {
   const listed = spawnSync('ps', ['--ppid', String(pid), '-o', 'pid='], { encoding: 'utf8' }).stdout ?? '';
   return listed
     .split('\n')
