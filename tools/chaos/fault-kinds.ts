@@ -37,6 +37,7 @@ export const singleBrokerWeights: Array<readonly [FaultKind, number]> = [
  * A replicated database: its own faults beside the others (crash-postgres then crashes the primary's
  * PostgreSQL, which its Patroni restarts; blackhole-postgres stops HAProxy, the database's address).
  */
+// Also the first strikes of every run on a replicated database, in this order (nemesis.ts).
 export const replicatedDatabaseWeights: Array<readonly [FaultKind, number]> = [
   ['failover-postgres', 2],
   ['switchover-postgres', 1],

@@ -13,12 +13,7 @@ import { retry } from '@app/timing';
 /** How often a cluster fault's effect is looked for while it lasts. */
 const effectPollMs = 1000;
 
-interface ActiveFault {
-  id: number;
-  target: string;
-  heal: () => Promise<void>;
-  timer: NodeJS.Timeout;
-}
+type ActiveFault = { id: number; target: string; heal: () => Promise<void>; timer: NodeJS.Timeout };
 
 /**
  * Applies a fault every 20–40 s, each lasting a few seconds to half a minute, so that faults overlap;
@@ -37,7 +32,7 @@ export class Nemesis {
   /** A cluster's own faults, taken in turn from a seeded start, so that a run of a few minutes tries each. */
   private readonly clusterTurns: BrokerFaultKind[];
   private clusterTurn = 0;
-  /** Drawn before any other: a replicated database is failed over at least once in every run. */
+  /** Drawn before any other: a replicated database is failed over, then switched over, in every run. */
   private readonly firstStrikes: FaultKind[];
 
   constructor(
@@ -56,7 +51,7 @@ export class Nemesis {
     if (unknown.length > 0) throw new Error(`no such fault here: ${unknown.join(', ')}`);
     const chosen = (kind: string) => only.length === 0 || only.includes(kind);
     const others = [...serviceFaultWeights, ...databaseWeights, ...(single ? singleBrokerWeights : [])].filter(([kind]) => chosen(kind));
-    this.firstStrikes = databaseWeights.length > 0 && chosen('failover-postgres') ? ['failover-postgres'] : [];
+    this.firstStrikes = databaseWeights.map(([kind]) => kind).filter(chosen);
     const turns = single ? [] : brokerFaultKinds.filter(chosen);
     const start = turns.length > 0 ? random.between(0, turns.length - 1) : 0;
     this.clusterTurns = [...turns.slice(start), ...turns.slice(0, start)];
@@ -91,10 +86,12 @@ export class Nemesis {
   }
 
   private async strike(): Promise<void> {
-    const drawn = this.firstStrikes.shift() ?? this.random.weighted(this.faultWeights);
-    const kind = drawn === 'cluster' ? this.clusterTurns[this.clusterTurn % this.clusterTurns.length] : drawn;
     const busy = new Set([...this.active.values()].map((f) => f.target).concat([...this.stillHealing]));
     const free = (target: string) => !busy.has(target);
+    // A first strike waits while the database is still under (or healing from) the one before.
+    const first = this.firstStrikes.length > 0 && free('postgres') && free('registry') && !busy.has('read-only');
+    const drawn = first ? this.firstStrikes.shift()! : this.random.weighted(this.faultWeights);
+    const kind = drawn === 'cluster' ? this.clusterTurns[this.clusterTurn % this.clusterTurns.length] : drawn;
     const instances = this.cluster.serviceInstances.filter((i) => free(i.id));
     const lasting = (min: number, max: number) => this.random.between(min, max) * 1000;
     switch (kind) {
