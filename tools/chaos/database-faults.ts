@@ -62,7 +62,7 @@ export async function strikeDatabase(kind: DatabaseFaultKind, stack: StackConfig
     await killNode(stack, leader);
     behind?.release();
     const detail = `kill -9 of Patroni and PostgreSQL${behind ? `, ${other.name} held ${behind.heldMs} ms behind` : ''}`;
-    return { target: leader.name, detail, forMs, heal: () => startPostgresNode(stack, leader, 'replica'), effect };
+    return { target: leader.name, detail, forMs, heal: rejoined, effect };
   }
   const frozen = freezeNode(stack, leader, 'SIGSTOP');
   behind?.release();
@@ -188,10 +188,11 @@ function signalQuietly(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** Until the struck node streams from the new primary again (it may rewind first). */
+/** Until the struck node streams from the new primary again (it may rewind first), as its synchronous standby if the mode is synchronous. */
 async function untilReplica(stack: StackConfig, node: PostgresNode): Promise<void> {
   const deadline = Date.now() + 180_000;
-  while (!(await restAnswers(`http://127.0.0.1:${node.restPort}/replica`))) {
+  const role = stack.postgresReplication === 'synchronous' ? 'sync' : 'replica';
+  while (!(await restAnswers(`http://127.0.0.1:${node.restPort}/${role}`))) {
     if (Date.now() > deadline) throw new Error(`${node.name} did not rejoin as a standby within 180 s`);
     if (runningPid(nodeProcess(stack, node)) === undefined) await startPostgresNode(stack, node, 'replica');
     await sleep(1000);

@@ -126,7 +126,8 @@ export class Nemesis {
       case 'failover-postgres':
       case 'switchover-postgres':
         if (!free('postgres') || !free('registry') || busy.has('read-only')) return;
-        return this.watched(kind, 'postgres', await strikeDatabase(kind, this.stack, this.random));
+        // A first strike refused (a switchover while the standby is not yet synchronous) is made again later.
+        return this.watched(kind, 'postgres', await strikeDatabase(kind, this.stack, this.random).catch(this.putBack(first, kind)));
       case 'blackhole-postgres':
         // Stopped, not killed: its sockets stay open and the kernel takes every packet, but nothing
         // answers and nothing is reset — what a client sees of a database behind a network that
@@ -159,6 +160,11 @@ export class Nemesis {
     signalPart(this.stack, 'kafka', 'SIGSTOP');
     this.begin('pause-broker', 'kafka', this.random.between(5, 15) * 1000, async () => void signalPart(this.stack, 'kafka', 'SIGCONT'));
   }
+
+  private putBack = (first: boolean, kind: FaultKind) => (error: unknown) => {
+    if (first) this.firstStrikes.unshift(kind);
+    throw error;
+  };
 
   /** A cluster fault, all of them on the target `kafka` (one at a time), and the watch for its effect. */
   private async strikeCluster(kind: BrokerFaultKind): Promise<void> {
