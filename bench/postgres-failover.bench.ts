@@ -108,12 +108,11 @@ async function failover(config: StackConfig, db: Knex, holdStandbyMs: number) {
   const leading = await leaderOf(nodes);
   const leader = nodes.find((n) => n.name === leading?.name)!;
   const standby = nodes.find((n) => n !== leader)!;
-  const behind = holdStandbyMs > 0 ? await holdBehind(leader, holdStandbyMs) : undefined;
+  if (holdStandbyMs > 0) await holdBehind(leader, holdStandbyMs);
   const ackedBeforeKill = acknowledged.length;
   const killedAt = Date.now();
   note(`killing ${leader.name} (-9), ${acknowledged.length} commits acknowledged; ${standby.name} held behind for ${holdStandbyMs} ms`);
   await killNode(config, leader);
-  behind?.release();
   while (recoveredAt === undefined && Date.now() - killedAt < 90_000) await sleep(100);
   const promoted = recoveredAt !== undefined;
   note(promoted ? `writes back after ${recoveredAt! - killedAt} ms` : 'no standby promoted within 90 s');

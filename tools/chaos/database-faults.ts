@@ -60,12 +60,11 @@ export async function strikeDatabase(kind: DatabaseFaultKind, stack: StackConfig
   const behind = stack.postgresReplication === 'asynchronous' ? await holdBehind(leader, 3000) : undefined;
   if (random.between(0, 1) === 0) {
     await killNode(stack, leader);
-    behind?.release();
     const detail = `kill -9 of Patroni and PostgreSQL${behind ? `, ${other.name} held ${behind.heldMs} ms behind` : ''}`;
     return { target: leader.name, detail, forMs, heal: rejoined, effect };
   }
+  // Its WAL senders go on only when the node is let go on, with the rest of it.
   const frozen = freezeNode(stack, leader, 'SIGSTOP');
-  behind?.release();
   return {
     target: leader.name,
     detail: `frozen (SIGSTOP of ${frozen.join(' and ')}), as if cut off${behind ? `, ${other.name} held ${behind.heldMs} ms behind` : ''}`,
@@ -83,13 +82,14 @@ export async function strikeDatabase(kind: DatabaseFaultKind, stack: StackConfig
  * (Stopping the standby's receiver would not do: what the sender already wrote waits in the socket's
  * buffers, and the receiver reads it all once it goes on, primary dead or not.)
  */
-export async function holdBehind(primary: PostgresNode, ms: number): Promise<{ heldMs: number; release: () => void } | undefined> {
+export async function holdBehind(primary: PostgresNode, ms: number): Promise<{ heldMs: number } | undefined> {
   const postmaster = postmasterPid(primary);
   const senders = postmaster === undefined ? [] : childrenOf(postmaster).filter((pid) => commandOf(pid).includes('walsender'));
   if (senders.length === 0) return undefined;
   for (const sender of senders) signalQuietly(sender, 'SIGSTOP');
   await sleep(ms);
-  return { heldMs: ms, release: () => senders.forEach((sender) => signalQuietly(sender, 'SIGCONT')) };
+  // Never let go on here: the primary is killed or frozen next, its senders with it.
+  return { heldMs: ms };
 }
 
 function commandOf(pid: number): string {

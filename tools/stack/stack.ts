@@ -29,7 +29,10 @@ export async function stackUp(config: StackConfig = loadStackConfig(), report: (
   try {
     const postgres = await startPostgres(config);
     if (postgres === 'started') startedHere.push(() => stopPostgres(config));
-    const replicated = config.postgres === 'replicated' ? ' (a primary and a synchronous standby under Patroni, through HAProxy)' : '';
+    const replicated =
+      config.postgres === 'replicated'
+        ? ` (a primary and a${config.postgresReplication === 'synchronous' ? ' synchronous' : 'n asynchronous'} standby under Patroni, through HAProxy)`
+        : '';
     report(`postgres  ${postgres.padEnd(10)} ${redactedDatabaseUrl(config)}${replicated}`);
     report(`tokens    ${(await ensureSigningKeys(config.stackDir)).padEnd(10)} signing key pair in ${config.stackDir}/auth (npm run -s token -- --user <id>)`);
 
