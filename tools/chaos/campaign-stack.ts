@@ -4,7 +4,7 @@ import { createKnex } from '@app/database';
 import { kafkaProcess, startKafka, startKafkaNode, stopKafka } from '../stack/kafka';
 import { databaseUrlFor, postgresDataDir, postgresProcess, startPostgres, stopPostgres } from '../stack/postgres';
 import { postgresNodes } from '../stack/postgres-ha';
-import { crashPrimary, thawNode } from './database-faults';
+import { crashPrimary } from './database-faults';
 import { runningPid, sleep } from '../stack/processes';
 import { registryProcess, startRegistry, stopRegistry } from '../stack/registry';
 import { stackUp } from '../stack/stack';
@@ -57,9 +57,8 @@ export async function freshCampaignStack(config: StackConfig, report: (line: str
 }
 
 export async function stopCampaignStack(config: StackConfig): Promise<void> {
-  // A run cut short may have left the database stopped (blackhole-postgres, a frozen node): it must hear the stop.
+  // A run cut short may have left the database stopped (blackhole-postgres): it must hear the stop.
   signalPart(config, 'postgres', 'SIGCONT');
-  if (config.postgres === 'replicated') for (const node of postgresNodes(config)) thawNode(config, node);
   await stopPrometheus(config);
   await stopZipkin(config);
   await stopRegistry(config);
