@@ -75,7 +75,7 @@ export async function holdBehind(primary: PostgresNode, ms: number): Promise<{ h
   if (senders.length === 0) return undefined;
   for (const sender of senders) signalQuietly(sender, 'SIGSTOP');
   await sleep(ms);
-  // Never let go on here: the primary is killed or frozen next, its senders with it.
+  // Never let go on here: the primary is killed next, its senders with it.
   return { heldMs: ms };
 }
 
