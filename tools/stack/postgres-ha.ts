@@ -66,8 +66,16 @@ export async function startReplicatedPostgres(config: StackConfig): Promise<'sta
   for (const node of postgresNodes(config)) fs.mkdirSync(node.home, { recursive: true, mode: 0o700 });
   await startEtcd(config);
   const [first, second] = postgresNodes(config);
-  await startPostgresNode(config, first, 'primary');
-  await startPostgresNode(config, second, config.postgresReplication === 'synchronous' ? 'sync' : 'replica');
+  const standby = config.postgresReplication === 'synchronous' ? 'sync' : 'replica';
+  if (!fs.existsSync(path.join(first.dataDir, 'PG_VERSION'))) {
+    // A new cluster: the first node bootstraps it, the second is copied from it.
+    await startPostgresNode(config, first, 'primary');
+    await startPostgresNode(config, second, standby);
+  } else {
+    // An existing one: either node may have led last, and only one Patroni knows it may lead again.
+    for (const node of [first, second]) await startPostgresNode(config, node, 'running');
+    await waitUntilReady(nodeProcess(config, first), runningPid(nodeProcess(config, first))!, () => leaderAndStandby(config, standby), 180_000);
+  }
   const proxy = proxyProcess(config);
   const proxyFile = path.join(config.runDir, 'postgres-proxy.cfg');
   fs.writeFileSync(
@@ -81,6 +89,13 @@ export async function startReplicatedPostgres(config: StackConfig): Promise<'sta
   await waitUntilReady(proxy, pid, () => proxyReachesPrimary(config), 60_000);
   fs.writeFileSync(postgresLayoutFile(config.stackDir), 'replicated');
   return 'started';
+}
+
+/** One node answers as primary and the other as `standby`. */
+async function leaderAndStandby(config: StackConfig, standby: 'sync' | 'replica'): Promise<boolean> {
+  const [first, second] = postgresNodes(config);
+  const as = (node: PostgresNode, role: string) => restAnswers(`http://127.0.0.1:${node.restPort}/${role}`);
+  return ((await as(first, 'primary')) && (await as(second, standby))) || ((await as(second, 'primary')) && (await as(first, standby)));
 }
 
 /**
@@ -116,9 +131,9 @@ async function startEtcd(config: StackConfig): Promise<void> {
 /**
  * One node's Patroni, started (its configuration written afresh) unless running, and waited for
  * until it serves in `role`: `primary` (it bootstrapped or leads), `sync` (the synchronous standby),
- * or `replica` (streaming, synchronous or not yet).
+ * `replica` (streaming, synchronous or not yet), or not at all (`running`: started, nothing awaited).
  */
-export async function startPostgresNode(config: StackConfig, node: PostgresNode, role: 'primary' | 'sync' | 'replica'): Promise<void> {
+export async function startPostgresNode(config: StackConfig, node: PostgresNode, role: 'primary' | 'sync' | 'replica' | 'running'): Promise<void> {
   const proc = nodeProcess(config, node);
   let pid = runningPid(proc);
   if (pid === undefined) {
@@ -129,6 +144,7 @@ export async function startPostgresNode(config: StackConfig, node: PostgresNode,
     const [command, ...args] = [...asPostgres(), patroni, node.configFile];
     pid = startDetached(proc, command, args);
   }
+  if (role === 'running') return;
   await waitUntilReady(proc, pid, () => restAnswers(`http://127.0.0.1:${node.restPort}/${role}`), 180_000);
 }
 
