@@ -10,9 +10,7 @@ import type { Random } from './random';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { retry } from '@app/timing';
 
-/** How often a cluster fault's effect is looked for while it lasts. */
-const effectPollMs = 1000;
-
+const effectPollMs = 1000; // how often a cluster fault's effect is looked for while it lasts
 type ActiveFault = { id: number; target: string; heal: () => Promise<void>; timer: NodeJS.Timeout };
 
 /**
@@ -88,8 +86,9 @@ export class Nemesis {
   private async strike(): Promise<void> {
     const busy = new Set([...this.active.values()].map((f) => f.target).concat([...this.stillHealing]));
     const free = (target: string) => !busy.has(target);
+    const databaseBusy = !free('postgres') || !free('registry') || busy.has('read-only');
     // A first strike waits while the database is still under (or healing from) the one before.
-    const first = this.firstStrikes.length > 0 && free('postgres') && free('registry') && !busy.has('read-only');
+    const first = this.firstStrikes.length > 0 && !databaseBusy;
     const drawn = first ? this.firstStrikes.shift()! : this.random.weighted(this.faultWeights);
     const kind = drawn === 'cluster' ? this.clusterTurns[this.clusterTurn % this.clusterTurns.length] : drawn;
     const instances = this.cluster.serviceInstances.filter((i) => free(i.id));
@@ -120,20 +119,18 @@ export class Nemesis {
         await crashPart(this.stack, 'kafka');
         return void this.begin(kind, 'kafka', lasting(5, 15), () => this.restart('kafka'));
       case 'crash-postgres':
-        if (!free('postgres') || !free('registry') || busy.has('read-only')) return;
+        if (databaseBusy) return;
         await crashPart(this.stack, 'postgres');
         return void this.begin(kind, 'postgres', lasting(3, 10), () => this.restart('postgres'));
       case 'failover-postgres':
       case 'switchover-postgres':
-        if (!free('postgres') || !free('registry') || busy.has('read-only')) return;
+        if (databaseBusy) return;
         // A first strike refused (a switchover while the standby is not yet synchronous) is made again later.
         return this.watched(kind, 'postgres', await strikeDatabase(kind, this.stack, this.random).catch(this.putBack(first, kind)));
       case 'blackhole-postgres':
-        // Stopped, not killed: its sockets stay open and the kernel takes every packet, but nothing
-        // answers and nothing is reset — what a client sees of a database behind a network that
-        // drops its packets (TCP keepalive aside, which the kernel still answers). Only the
-        // services' own timeouts can notice; the registry, whose store it is, stalls too.
-        if (!free('postgres') || !free('registry') || busy.has('read-only')) return;
+        // Stopped, not killed: sockets stay open, nothing answers, nothing is reset — a network dropping its
+        // packets. Only the services' own timeouts notice; the registry, whose store it is, stalls too.
+        if (databaseBusy) return;
         signalPart(this.stack, 'postgres', 'SIGSTOP');
         return void this.begin(kind, 'postgres', lasting(20, 60), async () => void signalPart(this.stack, 'postgres', 'SIGCONT'));
       case 'read-only-database': {
