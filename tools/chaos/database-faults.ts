@@ -31,6 +31,7 @@ export const databaseFaultKinds: DatabaseFaultKind[] = ['failover-postgres', 'sw
  * - switchover-postgres: the planned hand-over an upgrade makes, asked of the leader's Patroni.
  */
 export async function strikeDatabase(kind: DatabaseFaultKind, stack: StackConfig, random: Random): Promise<Strike | undefined> {
+  const struckAt = Date.now();
   const nodes = postgresNodes(stack);
   const before = await leaderOf(nodes);
   const leader = nodes.find((n) => n.name === before?.name);
@@ -51,7 +52,7 @@ export async function strikeDatabase(kind: DatabaseFaultKind, stack: StackConfig
     });
     const said = (await response.text()).trim();
     if (!response.ok) throw new Error(`switchover refused by ${leader.name}: ${response.status} ${said}`);
-    return { target: leader.name, detail: `switchover to ${other.name} (${said})`, forMs: random.between(10, 20) * 1000, heal: rejoined, effect };
+    return { target: leader.name, detail: `switchover to ${other.name} (${said})`, forMs: random.between(10, 20) * 1000, heal: rejoined, effect, struckAt };
   }
   // Past the lease (ttl 30 s) and Patroni's next loop (10 s), so that the standby is promoted before it heals.
   const forMs = random.between(45, 60) * 1000;
@@ -61,7 +62,7 @@ export async function strikeDatabase(kind: DatabaseFaultKind, stack: StackConfig
   // the promoted standby in a run (Patroni's watchdog, which this machine lacks, is what prevents that).
   await killNode(stack, leader);
   const detail = `kill -9 of Patroni and PostgreSQL${behind ? `, ${other.name} held ${behind.heldMs} ms behind` : ''}`;
-  return { target: leader.name, detail, forMs, heal: rejoined, effect };
+  return { target: leader.name, detail, forMs, heal: rejoined, effect, struckAt };
 }
 
 /**

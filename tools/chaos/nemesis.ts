@@ -173,7 +173,7 @@ export class Nemesis {
   /** A fault that a cluster (the brokers', the database's) shows to a node it spared: begun, then watched for. */
   private async watched(kind: BrokerFaultKind | DatabaseFaultKind, target: string, strike: Strike | undefined): Promise<void> {
     if (!strike) return;
-    const id = this.begin(kind, target, strike.forMs, strike.heal, `${strike.target} ${strike.detail}`);
+    const id = this.begin(kind, target, strike.forMs, strike.heal, `${strike.target} ${strike.detail}`, strike.struckAt);
     await this.watchEffect(id, kind, strike);
   }
 
@@ -199,11 +199,11 @@ export class Nemesis {
     this.log(`nemesis: ${fault} ended ${cutShort ? 'early (the run ended)' : 'without its effect being seen'}${lastError ? ` (${lastError})` : ''}`);
   }
 
-  private begin(fault: FaultKind, target: string, forMs: number, heal: () => Promise<void>, detail?: string): number {
+  private begin(fault: FaultKind, target: string, forMs: number, heal: () => Promise<void>, detail?: string, at = Date.now()): number {
     const id = ++this.nextId;
     this.applied[fault] = (this.applied[fault] ?? 0) + 1;
     const shown = detail ? `${target}:${detail}` : target;
-    this.history.record({ kind: 'fault', at: Date.now(), phase: 'start', id, fault, target: shown });
+    this.history.record({ kind: 'fault', at, phase: 'start', id, fault, target: shown });
     this.log(`nemesis: ${fault} ${shown} for ${Math.round(forMs / 1000)} s`);
     const active: ActiveFault = { id, target, heal, timer: setTimeout(() => this.endLater(active), forMs) };
     active.heal = async () => {

@@ -11,4 +11,6 @@ export interface Strike {
   forMs: number;
   heal: () => Promise<void>;
   effect: () => Promise<string | undefined>;
+  /** When the strike began, if striking took a while: a switchover is answered once it is done. */
+  struckAt?: number;
 }
