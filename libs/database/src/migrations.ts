@@ -6,6 +6,12 @@ export interface Migration {
   name: string;
   up(knex: Knex): Promise<void>;
   down(knex: Knex): Promise<void>;
+  /**
+   * Set on a migration that contracts what the release before it reads or writes (drops a column,
+   * or fills a new one in a way that its writers then undo): it is safe only once no instance of that
+   * release runs. Says how to upgrade across it (docs/operating.md, "Deploying").
+   */
+  oneWay?: string;
 }
 
 class ListedMigrations implements Knex.MigrationSource<Migration> {

@@ -7,6 +7,8 @@ import type { Migration } from '@app/database';
  */
 export const personalData: Migration = {
   name: '005-personal-data',
+  // Turns `input` from jsonb into sealed text: an instance from before writes it as JSON and reads it as an object.
+  oneWay: 'stop every generation instance of the release before it, then start the new ones',
   async up(knex) {
     await knex.raw('alter table generation_jobs alter column input type text using input::text');
     await knex.schema.createTable('erased_data_keys', (t) => {

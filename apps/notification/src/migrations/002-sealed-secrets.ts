@@ -7,6 +7,8 @@ import { loadSecretBox } from '../notification.config';
  */
 export const sealedSecrets: Migration = {
   name: '002-sealed-secrets',
+  // Drops `secret` in the step that seals it: an instance from before still selects it.
+  oneWay: 'stop every notification instance of the release before it, then start the new ones',
   async up(knex) {
     const box = loadSecretBox();
     await knex.schema.alterTable('webhooks', (t) => {

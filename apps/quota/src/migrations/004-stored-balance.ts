@@ -7,6 +7,8 @@ import type { Migration } from '@app/database';
  */
 export const storedBalance: Migration = {
   name: '004-stored-balance',
+  // Filled once: an instance from before writes ledger rows without moving it, and the balance drifts.
+  oneWay: 'stop every quota instance of the release before it, then start the new ones',
   async up(knex) {
     await knex.schema.alterTable('quota_accounts', (t) => {
       t.integer('balance').notNullable().defaultTo(0);

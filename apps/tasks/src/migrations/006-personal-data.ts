@@ -7,6 +7,8 @@ import type { Migration } from '@app/database';
  */
 export const personalData: Migration = {
   name: '006-personal-data',
+  // Turns `input` from jsonb into sealed text: an instance from before writes it as JSON and reads it as an object.
+  oneWay: 'stop every tasks instance of the release before it, then start the new ones',
   async up(knex) {
     await knex.raw('alter table tasks alter column input type text using input::text');
     await knex.schema.createTable('user_erasures', (t) => {
