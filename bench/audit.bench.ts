@@ -26,7 +26,7 @@ function healthyFlow(i: number): DomainEvent[] {
     newEvent('TaskRequested', { idempotencyKey: null, reportType: 'summary', input: '{}' }, origin, 'bench'),
     newEvent('QuotaDebited', { amount: 1, balanceAfter: 9 }, origin, 'bench'),
     newEvent('GenerationStarted', { attempt: 1 }, origin, 'bench'),
-    newEvent('GenerationSucceeded', { attempt: 1, reportRef: 'r' }, origin, 'bench'),
+    newEvent('GenerationSucceeded', { attempt: 1, reportRef: 'r', reportBytes: 1024 }, origin, 'bench'),
     newEvent('TaskCompleted', { reportRef: 'r' }, origin, 'bench'),
     newEvent('NotificationSent', { outcome: 'TaskCompleted', channel: 'inbox' }, origin, 'bench'),
   ];

@@ -121,8 +121,8 @@ describe("each service's handlers over one batch", () => {
     await waitFor(() => runner.stats.processed === 1, { what: 'the debit applied' });
 
     const [success, again] = [
-      event('GenerationSucceeded', done, { attempt: 2, reportRef: 'reports/a.md' }),
-      event('GenerationSucceeded', done, { attempt: 1, reportRef: 'reports/b.md' }),
+      event('GenerationSucceeded', done, { attempt: 2, reportRef: 'reports/a.md', reportBytes: 1024 }),
+      event('GenerationSucceeded', done, { attempt: 1, reportRef: 'reports/b.md', reportBytes: 1024 }),
     ];
     const startedSecond = event('GenerationStarted', running, { attempt: 2 });
     const startedFirst = event('GenerationStarted', running, { attempt: 1 });

@@ -19,7 +19,7 @@ describe('the campaign checker', () => {
   };
   const accepted = make('TaskAccepted', { idempotencyKey: 'k1', reportType: 'summary', input: '{}' });
   const debited = make('QuotaDebited', { amount: 1, balanceAfter: 24 }, accepted.event);
-  const succeeded = make('GenerationSucceeded', { attempt: 1, reportRef: 'r' }, debited.event);
+  const succeeded = make('GenerationSucceeded', { attempt: 1, reportRef: 'r', reportBytes: 1024 }, debited.event);
   const completed = make('TaskCompleted', { reportRef: 'r' }, succeeded.event);
   const notified = make('NotificationSent', { outcome: 'TaskCompleted', channel: 'webhook' }, completed.event);
   const history: HistoryEntry[] = [

@@ -12,7 +12,7 @@ const timedOut = e('TaskTimedOut', { reason: 'no outcome within 1200 s' });
 const refusedLate = e('QuotaRejected', { reason: 'TIMED_OUT', balance: 10 });
 const started = (attempt: number) => e('GenerationStarted', { attempt });
 const retry = (attempt: number) => e('GenerationRetryScheduled', { attempt, nextAttemptAt: 0, errorCode: 'MODEL_UNAVAILABLE', reason: 'model answered 503' });
-const succeeded = (attempt: number) => e('GenerationSucceeded', { attempt, reportRef: 'reports/r.md' });
+const succeeded = (attempt: number) => e('GenerationSucceeded', { attempt, reportRef: 'reports/r.md', reportBytes: 1024 });
 const failed = (attempts: number, errorClass: string) =>
   e('GenerationFailed', {
     attempts,

@@ -8,7 +8,7 @@ const e = <T extends EventType>(taskId: string, type: T, body: EventBody<T>) => 
 const accepted = (taskId: string) => e(taskId, 'TaskAccepted', { idempotencyKey: 'k', reportType: 'summary', input: '{"a":1}' });
 const debited = (taskId: string) => e(taskId, 'QuotaDebited', { amount: 1, balanceAfter: 9 });
 const started = (taskId: string, attempt: number) => e(taskId, 'GenerationStarted', { attempt });
-const succeeded = (taskId: string) => e(taskId, 'GenerationSucceeded', { attempt: 1, reportRef: 'reports/r.md' });
+const succeeded = (taskId: string) => e(taskId, 'GenerationSucceeded', { attempt: 1, reportRef: 'reports/r.md', reportBytes: 1024 });
 
 /** A task whose projection has seen `events`. */
 const taskAfter = (taskId: string, events: DomainEvent[], outcomeEventId: string | null = null): ProjectedTask => ({

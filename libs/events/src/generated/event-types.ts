@@ -32,6 +32,8 @@ export interface GenerationStarted extends Envelope<'GenerationStarted'> {
 export interface GenerationSucceeded extends Envelope<'GenerationSucceeded'> {
   attempt: number;
   reportRef: string;
+  /** The stored report's size in bytes; null from a producer that predates the field. */
+  reportBytes: null | number;
 }
 
 /** The user was told of a task's outcome (once per outcome). */

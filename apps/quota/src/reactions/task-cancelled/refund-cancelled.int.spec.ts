@@ -14,7 +14,7 @@ describe('quota: TaskCancelled → never charged', () => {
   it('refunds a debited task once, even after its success was settled', async () => {
     const task = accepted();
     await world.react(handlers, task);
-    await world.react(handlers, eventOf('GenerationSucceeded', { attempt: 1, reportRef: '/r' }, { userId: 'ann', taskId: task.taskId }));
+    await world.react(handlers, eventOf('GenerationSucceeded', { attempt: 1, reportRef: '/r', reportBytes: 1024 }, { userId: 'ann', taskId: task.taskId }));
     expect(await world.react(handlers, cancelled(task.taskId))).toEqual([
       expect.objectContaining({ eventType: 'QuotaRefunded', userId: 'ann', balanceAfter: 2 }),
     ]);
