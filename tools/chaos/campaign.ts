@@ -1,9 +1,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createKafka, localKafkaCredentials } from '@app/kafka';
-import { kafkaBootstrap, StackConfig } from '../stack/stack.config';
+import { createKafka, localKafkaCredentials, localRegistryCredentials } from '@app/kafka';
+import { prepareRelease } from '../deploy/release';
+import { registerReleaseSchemas } from '../deploy/release-schemas';
+import { kafkaBootstrap, registryUrl, StackConfig } from '../stack/stack.config';
 import { campaignStackConfig, freshCampaignStack, stopCampaignStack } from './campaign-stack';
 import { Cluster } from './cluster';
+import { Deployer } from './deployer';
+import { checkDeploy, DeployReport } from './deploy-evidence';
 import { gatherEvidence, saveEvidence } from './evidence';
 import { History, readHistory } from './history';
 import { checkInvariants, InvariantResult } from './invariants';
@@ -26,6 +30,11 @@ export interface CampaignOptions {
   postgres?: 'single' | 'replicated';
   /** Only these faults (all of them when empty). */
   faults?: string[];
+  /**
+   * A rolling deploy instead of faults: the services start at this commit (built beside the head)
+   * and are replaced by the head's one instance at a time, while users who join meanwhile are granted quota.
+   */
+  deployFrom?: string;
 }
 
 export interface CampaignReport {
@@ -39,6 +48,8 @@ export interface CampaignReport {
   faults: Record<string, number>;
   convergenceMs: number | null;
   results: InvariantResult[];
+  /** A rolling deploy's: its steps, and how the changed event crossed the releases. */
+  deploy?: DeployReport;
 }
 
 /**
@@ -47,6 +58,9 @@ export interface CampaignReport {
  * campaign and a busy user still runs out towards the end and is refused.
  */
 const grantedFor = (durationMs: number) => Math.max(25, Math.round((durationMs / 1000) * 0.4));
+
+/** A deploy's pace: the workload alone first, then a step every few seconds, with both releases side by side for a while. */
+const deployTiming = { beforeMs: 20_000, betweenMs: 5_000, mixedMs: 30_000 };
 
 /**
  * One campaign: a fresh stack of its own, every service twice (by default), the workload and the
@@ -64,13 +78,16 @@ export async function runCampaign(rootDir: string, options: CampaignOptions, log
   log(
     `campaign ${options.seed} on ${options.brokers === 1 ? 'one broker' : `${options.brokers} brokers`} and ${options.postgres ?? 'single'} PostgreSQL: stack in ${stack.stackDir}, history in ${history.file}`,
   );
+  const release = options.deployFrom ? prepareRelease(options.deployFrom, (line) => log(`  ${line}`)) : undefined;
   await freshCampaignStack(stack, (line) => log(`  ${line}`));
+  if (release) await registerReleaseSchemas(release, registryUrl(stack), localRegistryCredentials('admin', stack.stackDir));
 
   const granted = grantedFor(options.durationMs);
-  const cluster = new Cluster(stack, options.instances, granted, (line) => serviceLog.write(`${line}\n`));
+  const cluster = new Cluster(stack, options.instances, granted, (line) => serviceLog.write(`${line}\n`), release);
   const receiver = new WebhookReceiver(history, new Random(options.seed ^ 0x5eed));
   const nemesis = new Nemesis(stack, cluster, history, new Random(options.seed ^ 0xfa17), log, options.faults);
-  const workload = new Workload(stack, cluster, history, random, receiver, options.users);
+  const workload = new Workload(stack, cluster, history, random, receiver, options.users, release ? options.users : 0);
+  const deployer = release && new Deployer(cluster, history, log, deployTiming, () => workload.admitLateUsers());
   const admin = adminKafka(stack);
   const adminClient = admin.admin();
   try {
@@ -79,9 +96,9 @@ export async function runCampaign(rootDir: string, options: CampaignOptions, log
     await workload.prepare();
     await adminClient.connect();
     history.record({ kind: 'phase', at: Date.now(), phase: 'started', detail: { ...options } });
-    log(`running the workload and the nemesis for ${options.durationMs / 1000} s`);
-    const working = Promise.all([workload.run(), nemesis.run()]);
-    await sleep(options.durationMs);
+    log(`running the workload and ${deployer ? 'a rolling deploy' : 'the nemesis'} for ${options.durationMs / 1000} s`);
+    const working = Promise.all([workload.run(), deployer ? undefined : nemesis.run()]);
+    await Promise.all([sleep(options.durationMs), deployer?.run()]);
     await nemesis.healAll();
     await workload.stop();
     await working;
@@ -95,6 +112,7 @@ export async function runCampaign(rootDir: string, options: CampaignOptions, log
     const evidence = await gatherEvidence(stack, admin, { quota: cluster.url('quota'), tasks: cluster.url('tasks') }, entries, workload.users, granted);
     saveEvidence(runDir, evidence);
     const report = reportOf(options, runDir, entries, checkInvariants(evidence), nemesis.applied, convergenceMs);
+    if (release && deployer) Object.assign(report, await checkDeploy(stack, release.commit, deployer.http, entries, evidence.events, report.results));
     fs.writeFileSync(path.join(runDir, 'report.json'), JSON.stringify(report, null, 2));
     return report;
   } finally {

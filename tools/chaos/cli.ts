@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { parseDuration } from '@app/timing';
 import { exitCodeOf } from '../cli/arguments';
+import { previousReleaseCommit } from '../deploy/release';
 import { CampaignReport, checkSavedRun, runCampaign } from './campaign';
 import { loadEvidence } from './evidence';
 import { readHistory } from './history';
@@ -51,6 +52,11 @@ const program = new Command('chaos')
   .option('--brokers <n>', 'one broker, or a replicated cluster of 3 with its own faults', brokers, 1)
   .option('--postgres <layout>', 'one server, or a primary and a synchronous standby under Patroni with failovers among the faults', postgres, 'single')
   .option('--faults <kinds>', 'only these faults, comma-separated (e.g. partition-broker,kill-controller)', (v: string) => v.split(',').filter(Boolean))
+  .option(
+    '--deploy-from <commit>',
+    'a rolling deploy instead of faults: start at this commit ("previous": ops/previous-release), replace with the head',
+    (v: string) => (v === 'previous' ? previousReleaseCommit() : v),
+  )
   .option('--check <dir>', 'check a saved run instead of running one')
   .option('--json', 'print the report as JSON')
   .exitOverride();
@@ -66,6 +72,7 @@ async function main(): Promise<number> {
     brokers: 1 | 3;
     postgres: 'single' | 'replicated';
     faults?: string[];
+    deployFrom?: string;
     check?: string;
     json?: boolean;
   }>();
@@ -83,6 +90,7 @@ async function main(): Promise<number> {
           faults: options.faults,
           brokers: options.brokers,
           postgres: options.postgres,
+          deployFrom: options.deployFrom,
         },
         log,
       );
@@ -99,6 +107,11 @@ function table(report: CampaignReport): string {
         .map(([fault, n]) => `${fault} ×${n}`)
         .join(', ') || 'none'
     }`,
+    ...(report.deploy
+      ? [
+          `rolling deploy from ${report.deploy.from.slice(0, 10)}: ${report.deploy.steps} instances replaced; GenerationSucceeded written → read ${JSON.stringify(report.deploy.crossing)}`,
+        ]
+      : []),
     `convergence after healing: ${report.convergenceMs === null ? 'none within --settle' : `${(report.convergenceMs / 1000).toFixed(1)} s`}`,
     '',
     `${'invariant'.padEnd(32)} violations`,

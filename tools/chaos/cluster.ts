@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { ServicePrincipal } from '@app/events';
 import { localKafkaEnv, localRegistryEnv } from '@app/kafka';
+import type { Release } from '../deploy/release';
 import { AppName, RunningService, startService, stopService, waitForHealth } from '../run/service-process';
 import { kafkaBrokers, localTracingEnv, registryUrl, StackConfig } from '../stack/stack.config';
 
@@ -13,6 +14,8 @@ export interface Instance {
   port: number;
   process?: RunningService;
   stopped: boolean;
+  /** The release it runs when not the head's build (a rolling deploy starts the services at the previous one). */
+  release?: Release;
 }
 
 /**
@@ -54,10 +57,13 @@ export class Cluster {
     instances: number,
     private readonly grantedQuota: number,
     private readonly log: (line: string) => void,
+    startingRelease?: Release,
   ) {
     this.instances.push({ id: 'model-simulator', app: 'model-simulator', port: 23090, stopped: false });
     services.forEach((service, s) =>
-      Array.from({ length: instances }, (_, i) => this.instances.push({ id: `${service}-${i + 1}`, app: service, port: 23000 + s * 10 + i, stopped: false })),
+      Array.from({ length: instances }, (_, i) =>
+        this.instances.push({ id: `${service}-${i + 1}`, app: service, port: 23000 + s * 10 + i, stopped: false, release: startingRelease }),
+      ),
     );
   }
 
@@ -95,10 +101,16 @@ export class Cluster {
         ? {}
         : { ...localKafkaEnv(instance.app, this.stack.stackDir), ...localRegistryEnv(instance.app, this.stack.stackDir) }),
     };
-    const running = startService(instance.app, instance.port, env, (line) => this.log(`[${instance.id}] ${line}`));
+    const running = startService(instance.app, instance.port, env, (line) => this.log(`[${instance.id}] ${line}`), instance.release?.dir);
     instance.process = running;
     running.child.once('exit', (code, signal) => this.log(`[${instance.id}] exited (${code ?? signal})`));
     await waitForHealth(running, 200, 180_000).catch((error: Error) => this.log(`[${instance.id}] not healthy yet: ${error.message.split('\n')[0]}`));
+  }
+
+  /** SIGTERM, as a deploy stops an instance: it leaves its groups and ends what it holds first. */
+  async stopGracefully(instance: Instance): Promise<void> {
+    instance.stopped = true;
+    if (instance.process) await stopService(instance.process, 'SIGTERM', 30_000);
   }
 
   /** `kill -9`: the process gets no chance to finish anything. */

@@ -110,6 +110,16 @@ export interface DeliveryEntry {
   answered: number;
 }
 
+/** A rolling deploy's step (tools/chaos/deployer.ts): an instance stopped, or started at another release. */
+export interface DeployEntry {
+  kind: 'deploy';
+  at: number;
+  instance: string;
+  phase: 'stopped' | 'started';
+  /** The release it runs once started. */
+  commit: string;
+}
+
 /** Milestones: the run's settings, when faults were healed, when the run settled or gave up. */
 export interface PhaseEntry {
   kind: 'phase';
@@ -118,7 +128,7 @@ export interface PhaseEntry {
   detail?: Record<string, unknown>;
 }
 
-export type HistoryEntry = SubmitOp | PublishOp | CancelOp | EraseOp | WebhookOp | FaultEntry | EffectEntry | DeliveryEntry | PhaseEntry;
+export type HistoryEntry = SubmitOp | PublishOp | CancelOp | EraseOp | WebhookOp | FaultEntry | EffectEntry | DeliveryEntry | DeployEntry | PhaseEntry;
 
 /** Appends entries to `history.jsonl`, one JSON object per line, as they happen. */
 export class History {

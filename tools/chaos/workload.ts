@@ -45,7 +45,10 @@ export class Workload {
   private readonly outside: OutsideSystems;
   private running = false;
   private counter = 0;
+  /** Every user the checker asks about, late ones included. */
   readonly users: string[];
+  /** The users who submit now: late ones join when admitted, so that their accounts (and grants) are made then. */
+  private active: string[];
   /** Users who submit a few tasks at the start and are then erased, while the others work on. */
   readonly idleUsers = ['chaos-idle-0', 'chaos-idle-1'];
 
@@ -56,9 +59,11 @@ export class Workload {
     private readonly random: Random,
     private readonly receiver: WebhookReceiver,
     userCount: number,
+    lateUserCount = 0,
   ) {
     const namespaces = ['', ...campaignPartners.map((partner) => `${partner}:`)];
-    this.users = Array.from({ length: userCount }, (_, i) => `${namespaces[i % namespaces.length]}chaos-user-${i}`);
+    this.users = Array.from({ length: userCount + lateUserCount }, (_, i) => `${namespaces[i % namespaces.length]}chaos-user-${i}`);
+    this.active = this.users.slice(0, userCount);
     this.outside = new OutsideSystems(stack, history, random, this.users);
     this.erasures = new Erasures(stack, cluster, history, random);
   }
@@ -78,6 +83,10 @@ export class Workload {
       this.history.record({ kind: 'webhook', at: Date.now(), user, status: response.status });
     }
     await this.outside.connect();
+  }
+
+  admitLateUsers(): void {
+    this.active = this.users;
   }
 
   /** Offers work until stopped: a new request every 100–400 ms, at most 12 in flight. */
@@ -113,7 +122,7 @@ export class Workload {
   }
 
   private next(): void {
-    const user = this.random.pick(this.users);
+    const user = this.random.pick(this.active);
     const behaviour = this.random.weighted(behaviours);
     const key = `k-${++this.counter}`;
     const body = JSON.stringify({ reportType: 'summary', input: { n: this.counter, simulate: simulations[behaviour] } });

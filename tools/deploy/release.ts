@@ -13,6 +13,11 @@ export interface Release {
   dir: string;
 }
 
+/** The commit checked out here. */
+export function headCommit(): string {
+  return git(['rev-parse', 'HEAD']);
+}
+
 /** The commit ops/previous-release names (comments and blank lines aside). */
 export function previousReleaseCommit(root = rootDir): string {
   const lines = fs

@@ -16,8 +16,9 @@ export interface RunningService {
   output: () => string;
 }
 
-export function serviceEntry(name: AppName): string {
-  return path.join(rootDir, 'dist', 'apps', name, 'main.js');
+/** An app's built entry: the head's, or a release's checked out elsewhere (tools/deploy). */
+export function serviceEntry(name: AppName, root = rootDir): string {
+  return path.join(root, 'dist', 'apps', name, 'main.js');
 }
 
 /** `model-simulator` → `MODEL_SIMULATOR_PORT`. */
@@ -37,11 +38,20 @@ export const serviceNodeFlags = ['--max-semi-space-size=4', '--heap-growing-perc
 /** Every app this process started and has not seen exit: what stopLeftoverServices stops. */
 const running = new Set<RunningService>();
 
-/** `env.NODE_FLAGS` (space-separated) go to node itself after serviceNodeFlags: flags NODE_OPTIONS refuses, such as --cpu-prof. */
-export function startService(name: AppName, port: number, env: NodeJS.ProcessEnv, onLine: (line: string) => void = () => undefined): RunningService {
+/**
+ * `env.NODE_FLAGS` (space-separated) go to node itself after serviceNodeFlags: flags NODE_OPTIONS
+ * refuses, such as --cpu-prof. `root` is where the built app is: the head, or a release beside it.
+ */
+export function startService(
+  name: AppName,
+  port: number,
+  env: NodeJS.ProcessEnv,
+  onLine: (line: string) => void = () => undefined,
+  root = rootDir,
+): RunningService {
   const nodeFlags = (env.NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...serviceNodeFlags, ...nodeFlags, serviceEntry(name)], {
-    cwd: rootDir,
+  const child = spawn(process.execPath, [...serviceNodeFlags, ...nodeFlags, serviceEntry(name, root)], {
+    cwd: root,
     env: { ...process.env, ...env, [portVariable(name)]: String(port), NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -182,7 +182,12 @@ function whatFollows(
   if (decision.kind === 'succeeded') {
     return {
       changes: { status: 'succeeded', report_ref: reportRef },
-      event: newEvent('GenerationSucceeded', { attempt, reportRef: reportRef ?? '', reportBytes: outcome.ok ? Buffer.byteLength(outcome.content) : null }, origin(job), 'generation'),
+      event: newEvent(
+        'GenerationSucceeded',
+        { attempt, reportRef: reportRef ?? '', reportBytes: outcome.ok ? Buffer.byteLength(outcome.content) : null },
+        origin(job),
+        'generation',
+      ),
     };
   }
   if (outcome.ok) throw new Error(`attempt ${attempt} of ${job.task_id} succeeded but was decided ${decision.kind}`);

@@ -12,7 +12,9 @@ describe('quota: GenerationSucceeded → the debit settled', () => {
     const accepted = eventOf('TaskAccepted', { idempotencyKey: null, reportType: 'summary', input: '{}' }, { userId: 'ann' });
     await world.react(handlers, accepted);
     const origin = { taskId: accepted.taskId, userId: 'ann' };
-    expect(await world.react(handlers, eventOf('GenerationSucceeded', { attempt: 1, reportRef: '/generations/x/report', reportBytes: 1024 }, origin))).toEqual([]);
+    expect(await world.react(handlers, eventOf('GenerationSucceeded', { attempt: 1, reportRef: '/generations/x/report', reportBytes: 1024 }, origin))).toEqual(
+      [],
+    );
     expect(await world.db('quota_ledger').where({ task_id: accepted.taskId }).orderBy('id').pluck('kind')).toEqual(['debit', 'settled']);
     const lateFailure = eventOf('GenerationFailed', { attempts: 1, errorClass: 'PERMANENT', errorCode: 'MODEL_REJECTED', reason: 'forged' }, origin);
     expect(await world.react(handlers, lateFailure)).toEqual([]);

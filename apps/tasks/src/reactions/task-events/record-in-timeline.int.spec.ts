@@ -16,7 +16,11 @@ describe('tasks: the other events of a task → its timeline, its state, its one
     expect(await world.react(handlers, eventOf('QuotaDebited', { amount: 1, balanceAfter: 9 }, { ...origin, producer: 'quota' }))).toEqual([]);
     await world.react(handlers, eventOf('GenerationStarted', { attempt: 1 }, { ...origin, producer: 'generation' }));
     expect(await world.db('tasks').where({ task_id: request.taskId }).first('state')).toEqual({ state: 'RUNNING' });
-    const succeeded = eventOf('GenerationSucceeded', { attempt: 1, reportRef: `/generations/${request.taskId}/report`, reportBytes: 1024 }, { ...origin, producer: 'generation' });
+    const succeeded = eventOf(
+      'GenerationSucceeded',
+      { attempt: 1, reportRef: `/generations/${request.taskId}/report`, reportBytes: 1024 },
+      { ...origin, producer: 'generation' },
+    );
     expect(await world.react(handlers, succeeded)).toEqual([
       expect.objectContaining({ eventType: 'TaskCompleted', reportRef: `/generations/${request.taskId}/report` }),
     ]);
