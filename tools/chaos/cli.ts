@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { parseDuration } from '@app/timing';
 import { exitCodeOf } from '../cli/arguments';
-import { previousReleaseCommit } from '../deploy/release';
+import { isCommitId, previousReleaseCommit } from '../deploy/release';
 import { CampaignReport, checkSavedRun, runCampaign } from './campaign';
 import { loadEvidence } from './evidence';
 import { readHistory } from './history';
@@ -32,6 +32,12 @@ const postgres = (value: string): 'single' | 'replicated' => {
   if (value !== 'single' && value !== 'replicated') throw new InvalidArgumentError(`"${value}": the database is single or replicated`);
   return value;
 };
+/** `previous`, or a full commit id: a ref or an abbreviation is refused rather than handed to git. */
+const deployFrom = (value: string) => {
+  if (value === 'previous') return previousReleaseCommit();
+  if (!isCommitId(value)) throw new InvalidArgumentError(`"${value}" is not "previous" or a commit id (40 hex digits)`);
+  return value;
+};
 const positive = (value: string) => {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`"${value}" is not a positive whole number`);
@@ -55,7 +61,7 @@ const program = new Command('chaos')
   .option(
     '--deploy-from <commit>',
     'a rolling deploy instead of faults: start at this commit ("previous": ops/previous-release), replace with the head',
-    (v: string) => (v === 'previous' ? previousReleaseCommit() : v),
+    deployFrom,
   )
   .option('--check <dir>', 'check a saved run instead of running one')
   .option('--json', 'print the report as JSON')

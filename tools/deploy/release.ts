@@ -18,6 +18,14 @@ export function headCommit(): string {
   return git(['rev-parse', 'HEAD']);
 }
 
+/**
+ * A full commit id, and nothing else: it becomes a folder name and an argument of git, where a value
+ * such as `--upload-pack=…` would be an option and `../x` a path elsewhere.
+ */
+export function isCommitId(value: string): boolean {
+  return /^[0-9a-f]{40}$/.test(value);
+}
+
 /** The commit ops/previous-release names (comments and blank lines aside). */
 export function previousReleaseCommit(root = rootDir): string {
   const lines = fs
@@ -25,7 +33,7 @@ export function previousReleaseCommit(root = rootDir): string {
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line && !line.startsWith('#'));
-  if (lines.length !== 1 || !/^[0-9a-f]{40}$/.test(lines[0])) throw new Error('ops/previous-release must name one commit (40 hex digits)');
+  if (lines.length !== 1 || !isCommitId(lines[0])) throw new Error('ops/previous-release must name one commit (40 hex digits)');
   return lines[0];
 }
 
@@ -47,6 +55,7 @@ function hasCommit(commit: string): boolean {
  * the head's when both lock files agree, and its own `npm ci` otherwise.
  */
 export function prepareRelease(commit = previousReleaseCommit(), log: (line: string) => void = () => undefined): Release {
+  if (!isCommitId(commit)) throw new Error(`"${commit}" is not a commit id (40 hex digits)`);
   const dir = path.join(os.tmpdir(), 'task-platform-releases', commit);
   const marker = path.join(dir, '.release-built');
   if (fs.existsSync(marker)) return { commit, dir };
