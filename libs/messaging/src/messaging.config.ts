@@ -8,6 +8,7 @@ export interface MessagingConfig {
     maxAttempts: number;
     retryBackoff: BackoffPolicy;
     sessionTimeoutMs: number;
+    heartbeatIntervalMs: number;
     partitionsConcurrently: number;
     outageMaxDelayMs: number;
     progress: { intervalMs: number; stallAfterMs: number };
@@ -38,6 +39,9 @@ export function loadMessagingConfig(env: NodeJS.ProcessEnv = process.env): Messa
       retryBackoff: { initialMs: read.duration('CONSUMER_RETRY_INITIAL', '200ms'), maxMs: read.duration('CONSUMER_RETRY_MAX', '5s'), jitter: 0.2 },
       // How soon a dead instance's partitions go to another: kafkajs' 30 s is long for a crash.
       sessionTimeoutMs: read.duration('CONSUMER_SESSION_TIMEOUT', '10s'),
+      // kafkajs tells a member of a rebalance only in a heartbeat's answer, and the group waits for
+      // every member to join again: each restart of another instance held the group up to this long.
+      heartbeatIntervalMs: read.duration('CONSUMER_HEARTBEAT_INTERVAL', '500ms'),
       partitionsConcurrently: int('CONSUMER_CONCURRENCY', 3),
       outageMaxDelayMs: read.duration('CONSUMER_OUTAGE_MAX_DELAY', '10s'),
       // Lag read from the broker on this timer; lag without progress this long is a stall (/health, metric, alert).

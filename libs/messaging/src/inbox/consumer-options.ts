@@ -23,6 +23,8 @@ export interface ConsumerOptions {
   retryBackoff: BackoffPolicy;
   topicPartitions: number;
   sessionTimeoutMs?: number;
+  /** How soon a member hears of a rebalance (kafkajs tells it only in a heartbeat's answer). */
+  heartbeatIntervalMs?: number;
   /** Partitions processed at once, so that one waiting partition does not hold up the others. */
   partitionsConcurrently?: number;
   /** How long, at most, between two tries while a dependency is down. */

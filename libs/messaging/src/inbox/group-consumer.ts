@@ -4,13 +4,13 @@ import { countRequests, fetchWaitMs } from '@app/kafka';
 import type { ConsumerOptions } from './consumer-options';
 
 /** A consumer of `groupId`, counted: eager (a fetch answers at the first byte) unless `options.fetch` makes it lazy. */
-export function groupConsumer(kafka: Kafka, groupId: string, options: Pick<ConsumerOptions, 'sessionTimeoutMs' | 'fetch'>): Consumer {
+export function groupConsumer(kafka: Kafka, groupId: string, options: Pick<ConsumerOptions, 'sessionTimeoutMs' | 'heartbeatIntervalMs' | 'fetch'>): Consumer {
   const sessionTimeout = options.sessionTimeoutMs ?? 10_000;
   const consumer = kafka.consumer({
     groupId,
     allowAutoTopicCreation: false,
     sessionTimeout,
-    heartbeatInterval: Math.max(500, Math.floor(sessionTimeout / 5)),
+    heartbeatInterval: Math.min(options.heartbeatIntervalMs ?? 500, Math.floor(sessionTimeout / 3)),
     minBytes: options.fetch?.minBytes ?? 1,
     maxWaitTimeInMs: options.fetch?.maxWaitMs ?? fetchWaitMs,
     // kafkajs takes up to 10 MB a fetch from each broker (1 MB a partition): after a backlog, three
