@@ -4,12 +4,14 @@ import { loadAuthConfig, Public, TokenVerifier } from '@app/auth';
 import { createRootLogger, loggingModule } from '@app/service';
 import { CONSOLE_CONFIG, loadConsoleConfig } from './console.config';
 import { AssetsController } from './http/assets.controller';
+import { BulkCancelController } from './http/bulk-cancel.controller';
 import { DeadLettersController } from './http/dead-letters.controller';
 import { OverviewController } from './http/overview.controller';
 import { SharesController } from './http/shares.controller';
 import { QuotaController } from './http/quota.controller';
 import { SignInController } from './http/sign-in.controller';
 import { TasksController } from './http/tasks.controller';
+import { BulkCancels } from './platform/bulk-cancels';
 import { DeadLetterDesk } from './platform/dead-letter-desk';
 import { CONSOLE_TOKEN_VERIFIER, ConsoleSessionGuard } from './session/console-session.guard';
 import { CsrfTokens } from './session/session';
@@ -39,6 +41,7 @@ class ConsoleHealthController {
     DeadLettersController,
     QuotaController,
     SharesController,
+    BulkCancelController,
   ],
   providers: [
     { provide: CONSOLE_CONFIG, useFactory: () => loadConsoleConfig() },
@@ -46,6 +49,7 @@ class ConsoleHealthController {
     { provide: CsrfTokens, useFactory: () => new CsrfTokens() },
     { provide: APP_GUARD, useClass: ConsoleSessionGuard },
     DeadLetterDesk,
+    BulkCancels,
   ],
 })
 export class ConsoleModule {}

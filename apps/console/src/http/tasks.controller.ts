@@ -18,35 +18,70 @@ interface TaskSummary {
   attempts: number;
   createdAt: string;
   reason: string | null;
+  errorCode: string | null;
 }
 
 const text = (value: unknown) => (typeof value === 'string' ? value.trim().slice(0, 128) : '');
+
+/** The search form's fields as the tasks service's query (it checks them; an empty field is no filter). */
+export function taskFilter(fields: Record<'userId' | 'state' | 'reportType' | 'errorCode' | 'from' | 'before', string>): URLSearchParams {
+  const params = new URLSearchParams({ userId: fields.userId || '*' });
+  for (const name of ['state', 'reportType', 'errorCode'] as const) if (fields[name]) params.set(name, fields[name]);
+  for (const [field, name] of [
+    ['from', 'createdFrom'],
+    ['before', 'createdBefore'],
+  ] as const) {
+    const at = new Date(fields[field]);
+    if (fields[field] && !Number.isNaN(at.getTime())) params.set(name, at.toISOString());
+  }
+  return params;
+}
 
 @Controller('tasks')
 export class TasksController {
   constructor(@Inject(CONSOLE_CONFIG) private readonly config: ConsoleConfig) {}
 
-  /** Search by id, user, state and creation window; a task id goes straight to its page. */
+  /**
+   * Search by id, user, state, report type, error code and creation window, with counts per state and
+   * pages of 50; a task id goes straight to its page. An admin may cancel what the filter matches.
+   */
   @Get()
   @Header('content-type', 'text/html; charset=utf-8')
   async search(@Req() req: SessionRequest, @Query() query: Record<string, unknown>): Promise<string> {
     const session = req.session!;
-    const [taskId, userId, state, from, before] = ['taskId', 'userId', 'state', 'from', 'before'].map((k) => text(query[k]));
+    const [taskId, userId, state, reportType, errorCode, from, before] = ['taskId', 'userId', 'state', 'reportType', 'errorCode', 'from', 'before'].map((k) =>
+      text(query[k]),
+    );
     if (taskId) return this.task(req, taskId);
+    const offset = Math.max(0, Math.min(1_000_000, Math.floor(Number(text(query.offset)) || 0)));
     const form = html`<form class="search" method="get" action="/tasks">
 <input name="taskId" placeholder="task id" size="38"><input name="userId" placeholder="user (empty: everyone)" value="${userId}">
 <select name="state"><option value="">any state</option>${taskStates.map((s) => html`<option ${s === state ? html`selected` : ''}>${s}</option>`)}</select>
+<input name="reportType" placeholder="report type" value="${reportType}"><input name="errorCode" placeholder="error code" value="${errorCode}">
 <input name="from" type="datetime-local" value="${from}"><input name="before" type="datetime-local" value="${before}"><button>Search</button></form>`;
-    const params = new URLSearchParams({ userId: userId || '*', limit: '100' });
-    if (state) params.set('state', state);
-    if (from) params.set('createdFrom', new Date(from).toISOString());
-    if (before) params.set('createdBefore', new Date(before).toISOString());
-    const found = await new PlatformApi(this.config.serviceUrls, session.token).get<{ items: TaskSummary[] }>('tasks', `/tasks?${params}`);
+    const filter = taskFilter({ userId, state, reportType, errorCode, from, before });
+    const api = new PlatformApi(this.config.serviceUrls, session.token);
+    const [found, counts] = await Promise.all([
+      api.get<{ items: TaskSummary[]; nextOffset: number | null }>('tasks', `/tasks?${filter}&limit=50&offset=${offset}`),
+      api.get<{ byState: Record<string, number>; total: number }>('tasks', `/tasks/counts?${filter}`),
+    ]);
+    const shown = new URLSearchParams({ userId, state, reportType, errorCode, from, before });
+    const byState = html`<p id="state-counts">${counts.total} task(s): ${taskStates.map(
+      (s) => html`<a href="/tasks?${new URLSearchParams([...shown, ['state', s]])}" class="tag">${s} <b data-state="${s}">${counts.byState[s]}</b></a> `,
+    )}</p>`;
     const rows = found.items.map(
       (t) =>
-        html`<tr><td><a href="/tasks/${t.taskId}">${t.taskId}</a></td><td><a href="/quota/${encodeURIComponent(t.userId)}">${t.userId}</a></td><td>${t.reportType}</td><td>${t.state}</td><td>${t.attempts}</td><td>${when(t.createdAt)}</td><td>${t.reason}</td></tr>`,
+        html`<tr><td><a href="/tasks/${t.taskId}">${t.taskId}</a></td><td><a href="/quota/${encodeURIComponent(t.userId)}">${t.userId}</a></td><td>${t.reportType}</td><td>${t.state}</td><td>${t.errorCode}</td><td>${t.attempts}</td><td>${when(t.createdAt)}</td><td>${t.reason}</td></tr>`,
     );
-    return page('Tasks', html`${form}${table(['task', 'user', 'report', 'state', 'attempts', 'created', 'reason'], rows)}`, session);
+    const next =
+      found.nextOffset === null
+        ? ''
+        : html`<a id="next-page" href="/tasks?${new URLSearchParams([...shown, ['offset', String(found.nextOffset)]])}">next page</a>`;
+    const bulk = isAdmin(session.caller)
+      ? html`<form method="post" action="/bulk/cancel" class="inline">${csrfField(session)}<input type="hidden" name="filter" value="${filter.toString()}"><button id="bulk-cancel">Cancel the open tasks matching this filter…</button></form>`
+      : '';
+    const headers = ['task', 'user', 'report', 'state', 'error code', 'attempts', 'created', 'reason'];
+    return page('Tasks', html`${form}${byState}${bulk}${table(headers, rows)}${next}`, session);
   }
 
   /** One task across the four services, in one timeline, read with the operator's own token. */

@@ -1,28 +1,26 @@
 import { ApiBody, ApiHeader, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { BadRequestException, Body, Controller, ForbiddenException, Get, Headers, Inject, Param, Post, Query, Res } from '@nestjs/common';
+import { BadRequestException, Body, Controller, Get, Headers, Inject, Param, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import type { Knex } from 'knex';
-import { Caller, isAdmin, isViewer, masked } from '@app/auth';
-import { taskStates } from '@app/task-state';
+import { Caller, isViewer, masked } from '@app/auth';
 import { KNEX } from '@app/database';
 import { reportTypeMaxLength, reportTypePattern, userIdPattern } from '@app/events';
 import { PERSONAL_DATA, PersonalData } from '@app/personal-data';
 import {
   BodyShape,
   CurrentCaller,
-  optionalInstant,
   optionalInteger,
   readBody,
   requireIdempotencyKey,
   requireMayActFor,
-  requireMayRead,
-  requireText,
   requireUuid,
   schemaOf,
   visibleOrNotFound,
 } from '@app/service';
 import { cancelByRequest } from '../cancel/cancel-by-request';
-import { findTask, listTasks } from '../projection/task-queries';
+import { findTask } from '../projection/task-queries';
+import { countTasks, searchTasks } from '../projection/task-search';
+import { taskFilterOf } from './task-filter';
 import { checkInput, InputLimits } from '../submit/request-limits';
 import { submitTask, TaskSubmission } from '../submit/submit-task';
 import { TASKS_CONFIG, TasksConfig } from '../tasks.config';
@@ -95,6 +93,12 @@ export class TasksController {
     return answer.body;
   }
 
+  /** How many tasks the same filter as GET /tasks matches, in each state. */
+  @Get('counts')
+  async counts(@CurrentCaller() caller: Caller, @Query() query: Record<string, unknown>) {
+    return countTasks(this.knex, taskFilterOf(caller, query));
+  }
+
   /** Another user's task is not found, as one that does not exist; a viewer sees others' inputs masked. */
   @Get(':taskId')
   async get(@CurrentCaller() caller: Caller, @Param('taskId') taskId: string) {
@@ -106,28 +110,16 @@ export class TasksController {
 
   /**
    * The caller's tasks, or (admin, viewer) the named user's, or everyone's with `userId=*`; narrowed
-   * by `state` and a creation window (`createdFrom`, `createdBefore`), newest first.
+   * by `state`, `reportType`, `errorCode` and a creation window (`createdFrom`, `createdBefore`),
+   * newest first, each with the error code it failed with.
    */
   @Get()
   async list(@CurrentCaller() caller: Caller, @Query() query: Record<string, unknown>) {
-    const { userId, limit, offset, state } = query;
-    const owner = userId === undefined ? caller.userId : requireText(userId, 'userId query parameter', { max: 128 });
-    if (owner === '*' && !isAdmin(caller) && !caller.roles.has('viewer')) throw new ForbiddenException("only an operator lists everyone's tasks");
-    if (owner !== '*') requireMayRead(caller, owner);
-    if (state !== undefined && !(taskStates as readonly unknown[]).includes(state)) {
-      throw new BadRequestException(`state must be one of ${taskStates.join(', ')}, got "${String(state)}"`);
-    }
-    const filter = {
-      userId: owner === '*' ? ('everyone' as const) : owner,
-      state: state as string | undefined,
-      createdFrom: optionalInstant(query.createdFrom, 'createdFrom'),
-      createdBefore: optionalInstant(query.createdBefore, 'createdBefore'),
-    };
-    return listTasks(
+    return searchTasks(
       this.knex,
-      filter,
-      optionalInteger(limit, 'limit', 20, { min: 1, max: 100 }),
-      optionalInteger(offset, 'offset', 0, { min: 0, max: 1_000_000 }),
+      taskFilterOf(caller, query),
+      optionalInteger(query.limit, 'limit', 20, { min: 1, max: 100 }),
+      optionalInteger(query.offset, 'offset', 0, { min: 0, max: 1_000_000 }),
     );
   }
 }

@@ -7,6 +7,7 @@ import { openTaskCounts } from './004-open-task-counts';
 import { cancelledTasks } from './005-cancelled-tasks';
 import { personalData } from './006-personal-data';
 import { partnersTable } from './007-partners';
+import { taskSearchIndexes } from './008-task-search';
 import { userDataKeysTable } from '@app/personal-data';
 
 /** In order, the outbox and inbox first; append new migrations, never edit applied ones (the order of those applied may change). */
@@ -20,4 +21,5 @@ export const tasksMigrations: Migration[] = [
   userDataKeysTable,
   personalData,
   partnersTable,
+  taskSearchIndexes,
 ];

@@ -12,7 +12,7 @@ export interface TimelineEntry {
 
 const envelopeKeys = new Set(['eventId', 'eventType', 'occurredAt', 'taskId', 'userId', 'correlationId', 'causationId', 'producer']);
 
-interface TaskRow {
+export interface TaskRow {
   task_id: string;
   user_id: string;
   report_type: string;
@@ -24,7 +24,7 @@ interface TaskRow {
   updated_at: Date;
 }
 
-function summary(row: TaskRow) {
+export function summary(row: TaskRow) {
   return {
     taskId: row.task_id,
     userId: row.user_id,
@@ -68,25 +68,4 @@ export async function findTask(knex: Knex, taskId: string, personal: PersonalDat
     ),
   }));
   return { ...summary(row), input: row.input === null ? null : jsonOrErased(open(row.input)), timeline };
-}
-
-/** What a list may be narrowed to: one user (or everyone, for an operator), a state, a creation window. */
-export interface TaskFilter {
-  userId: string | 'everyone';
-  state?: string;
-  createdFrom?: Date;
-  createdBefore?: Date;
-}
-
-export async function listTasks(knex: Knex, filter: TaskFilter, limit: number, offset: number) {
-  const query = knex('tasks');
-  if (filter.userId !== 'everyone') query.where({ user_id: filter.userId });
-  if (filter.state) query.where({ state: filter.state });
-  if (filter.createdFrom) query.where('created_at', '>=', filter.createdFrom);
-  if (filter.createdBefore) query.where('created_at', '<', filter.createdBefore);
-  const rows = await query
-    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'task_id' }])
-    .limit(limit + 1)
-    .offset(offset);
-  return { items: rows.slice(0, limit).map(summary), limit, offset, nextOffset: rows.length > limit ? offset + limit : null };
 }

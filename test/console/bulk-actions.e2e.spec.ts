@@ -1,0 +1,88 @@
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, screenshot, signIn } from '../support/browser';
+import { Platform } from '../support/platform';
+import { tokenFor } from '../support/tokens';
+import { waitFor } from '../support/wait-for';
+
+interface Listed {
+  items: Array<{ taskId: string; state: string; errorCode: string | null }>;
+}
+
+/** Search with counts, and cancel by filter (dry run, then a throttled run), in Debian's Chromium on the real platform. */
+describe('console: find tasks by filter, and cancel many at once', () => {
+  // Model calls hang for real, so that tasks stay open long enough to be cancelled.
+  const platform = new Platform({ MODEL_TIMEOUT: '60s' });
+  let consoleUrl: string;
+  let browser: Browser;
+  let admin: Page;
+  const open: string[] = [];
+  let ended: string;
+  let elsewhere: string;
+  beforeAll(async () => {
+    await platform.start();
+    consoleUrl = await platform.startConsole();
+    browser = await launchBrowser();
+    admin = await (await browser.newContext()).newPage();
+    await signIn(admin, consoleUrl, await tokenFor('ops', 'admin'));
+    for (let i = 0; i < 3; i++) open.push((await platform.submit('bulk-a', { simulate: { hang: true } })).body.taskId as string);
+    ended = (await platform.submit('bulk-a', {})).body.taskId as string;
+    elsewhere = (await platform.submit('bulk-b', { simulate: { hang: true } })).body.taskId as string;
+    expect((await platform.settled(ended)).state).toBe('SUCCESS');
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await platform.stop();
+  });
+
+  it("shows exactly the filter's tasks, as the tasks service lists them, with counts per state", async () => {
+    await admin.goto(`${consoleUrl}/tasks?userId=bulk-a`);
+    const shown = await admin.locator('main table tbody tr td:first-child a').allTextContents();
+    const listed = await platform.get<Listed>('tasks', '/tasks?userId=bulk-a&limit=100');
+    expect(shown).toEqual(listed.items.map((t) => t.taskId));
+    expect(shown.sort()).toEqual([...open, ended].sort());
+    expect(await admin.textContent('[data-state="SUCCESS"]')).toBe('1');
+    expect(await admin.textContent('#state-counts')).toContain('4 task(s)');
+    await screenshot(admin, 'console-task-search');
+  });
+
+  it('cancels, after a dry run that names them, the open tasks the filter matches and no others', async () => {
+    await admin.goto(`${consoleUrl}/tasks?userId=bulk-a`);
+    await admin.click('#bulk-cancel');
+    expect(await admin.textContent('#planned-count')).toBe('3');
+    expect((await admin.locator('main table tbody tr td a').allTextContents()).sort()).toEqual([...open].sort());
+    // The dry run changed nothing.
+    for (const taskId of open) expect((await platform.task(taskId)).state).not.toBe('CANCELLED');
+    await screenshot(admin, 'console-bulk-cancel-dry-run');
+
+    await admin.click('#run-bulk-cancel');
+    await waitFor(
+      async () => {
+        await admin.reload();
+        return (await admin.textContent('#bulk-state')) === 'finished';
+      },
+      { what: 'the bulk cancel to finish' },
+    );
+    expect(await admin.textContent('#bulk-cancelled')).toBe('3');
+    for (const taskId of open) expect((await platform.task(taskId)).state).toBe('CANCELLED');
+    expect((await platform.task(ended)).state).toBe('SUCCESS');
+    expect((await platform.task(elsewhere)).state).not.toBe('CANCELLED');
+    const byCode = await platform.get<Listed>('tasks', '/tasks?userId=bulk-a&errorCode=CANCELLED');
+    expect(byCode.items.map((t) => t.taskId).sort()).toEqual([...open].sort());
+    expect(platform.service('console').output()).toMatch(/audit: ops finished bulk cancel .* of 3 task\(s\).*3 cancelled/);
+  });
+
+  it('lets a viewer search but not cancel: no button, and the forms posted anyway are refused', async () => {
+    const viewer = await (await browser.newContext()).newPage();
+    await signIn(viewer, consoleUrl, await tokenFor('watcher', 'viewer'));
+    await viewer.goto(`${consoleUrl}/tasks?userId=bulk-b`);
+    expect(await viewer.locator('main table tbody tr').count()).toBe(1);
+    expect(await viewer.locator('#bulk-cancel').count()).toBe(0);
+    const csrf = await viewer.locator('nav input[name=_csrf]').getAttribute('value');
+    const forged = await viewer.request.post(`${consoleUrl}/bulk/cancel`, { form: { _csrf: csrf!, filter: 'userId=bulk-b' }, maxRedirects: 0 });
+    expect(forged.status()).toBe(403);
+    // Without the session's CSRF token, an admin's own session is refused too.
+    const noToken = await admin.request.post(`${consoleUrl}/bulk/cancel`, { form: { filter: 'userId=bulk-b' }, maxRedirects: 0 });
+    expect(noToken.status()).toBe(403);
+    expect((await platform.task(elsewhere)).state).not.toBe('CANCELLED');
+  });
+});
