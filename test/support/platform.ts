@@ -6,7 +6,8 @@ import { defaults, serviceNames } from '@app/config';
 import { consumerGroupsOf, EventType, serviceEvents, ServicePrincipal, topicFor } from '@app/events';
 import { createKafka, localKafkaEnv, localRegistryEnv } from '@app/kafka';
 import { AppName, RunningService, startService, stopService, waitForHealth } from '../../tools/run/service-process';
-import { localTracingEnv } from '../../tools/stack/stack.config';
+import { writeScrapeTargets } from '../../tools/stack/prometheus';
+import { loadStackConfig, localTracingEnv, prometheusUrl } from '../../tools/stack/stack.config';
 import { removeTestData } from './remove-test-data';
 import { TestEnv } from './test-env';
 import { freePort } from './unique';
@@ -48,6 +49,8 @@ export class Platform {
   readonly reportsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'reports-'));
   private readonly apps = new Map<AppName, RunningService>();
   private readonly extras: RunningService[] = [];
+  /** The file that tells Prometheus to scrape this platform, once a console reads its charts. */
+  private scrapeTargets?: string;
 
   constructor(
     private readonly settings: NodeJS.ProcessEnv = {},
@@ -92,15 +95,25 @@ export class Platform {
   }
 
   async stop(): Promise<void> {
+    if (this.scrapeTargets) fs.rmSync(this.scrapeTargets, { force: true });
     await Promise.all([...this.apps.values(), ...this.extras].map((app) => stopService(app)));
     await this.env.dropDatabases(serviceNames);
     await removeTestData(this.kafka, this.env.topicPrefix);
     fs.rmSync(this.reportsDir, { recursive: true, force: true });
   }
 
-  /** The operator console over this platform: its services' URLs, its topics, as the console principal. */
+  /**
+   * The operator console over this platform: its services' URLs, its topics, as the console
+   * principal; the stack's Prometheus told to scrape these services, and the charts to read theirs.
+   */
   async startConsole(): Promise<string> {
-    await this.startApp('console', await freePort());
+    const stack = loadStackConfig();
+    const services = serviceNames.map((service) => ({ service, port: this.service(service).port }));
+    this.scrapeTargets = writeScrapeTargets(stack, this.env.topicPrefix, services);
+    await this.startApp('console', await freePort(), {
+      CONSOLE_PROMETHEUS_URL: prometheusUrl(stack),
+      CONSOLE_PROMETHEUS_SELECTOR: `platform="${this.env.topicPrefix}"`,
+    });
     return this.url('console');
   }
 

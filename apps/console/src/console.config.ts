@@ -16,6 +16,8 @@ export interface ConsoleConfig {
   tracesUrl: string;
   /** Re-drive pace when the form names none, messages per second. */
   defaultRedriveRate: number;
+  /** The Prometheus the charts are read from (server-side: the browser never reaches it), and the labels that pick this platform's series. */
+  prometheus: { url: string; selector: string };
 }
 
 /** Every problem at once, like the services' own configuration. */
@@ -45,6 +47,10 @@ export function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env): Console
   };
   const rate = Number(env.CONSOLE_REDRIVE_RATE || 10);
   if (!(rate > 0 && rate <= 1000)) problems.push(`CONSOLE_REDRIVE_RATE must be between 1 and 1000 messages per second, got "${env.CONSOLE_REDRIVE_RATE}"`);
+  const selector = env.CONSOLE_PROMETHEUS_SELECTOR ?? '';
+  if (selector && !/^[a-z_]+="[\w.-]*"(,[a-z_]+="[\w.-]*")*$/.test(selector)) {
+    problems.push(`CONSOLE_PROMETHEUS_SELECTOR must be label matchers such as platform="local", got "${selector}"`);
+  }
   if (problems.length) throw new ConfigError('console', [...new Set(problems)]);
   return {
     host: env.HOST || '127.0.0.1',
@@ -56,6 +62,7 @@ export function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env): Console
     secureCookies: env.CONSOLE_SECURE_COOKIES === 'on',
     defaultRedriveRate: rate,
     tracesUrl: (env.CONSOLE_TRACES_URL || 'http://127.0.0.1:19411').replace(/\/+$/, ''),
+    prometheus: { url: (env.CONSOLE_PROMETHEUS_URL || 'http://127.0.0.1:19090').replace(/\/+$/, ''), selector },
   };
 }
 

@@ -10,8 +10,11 @@ const sections = [
   { href: '/shares', label: 'Shares' },
 ];
 
-/** A whole page: the navigation, who is signed in (and as what), and the content. */
-export function page(title: string, content: Html, session?: Session): string {
+/** uPlot and the script that draws the charts with it: only on the pages that have charts. */
+const chartAssets = html`<link rel="stylesheet" href="/assets/uplot.css"><script src="/assets/uplot.js" defer></script><script src="/assets/charts.js" defer></script>`;
+
+/** A whole page: the navigation, who is signed in (and as what), and the content; `charts` loads what draws them. */
+export function page(title: string, content: Html, session?: Session, { charts = false } = {}): string {
   const role = session ? (isAdmin(session.caller) ? 'admin' : session.caller.roles.has('viewer') ? 'viewer' : 'user') : '';
   const nav = session
     ? html`<nav>${sections.map((s) => html`<a href="${s.href}">${s.label}</a>`)}
@@ -20,7 +23,7 @@ export function page(title: string, content: Html, session?: Session): string {
     : html``;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${title} · task platform console</title>
-<link rel="stylesheet" href="/assets/console.css"><script src="/assets/console.js" defer></script></head>
+<link rel="stylesheet" href="/assets/console.css"><script src="/assets/console.js" defer></script>${charts ? chartAssets : ''}</head>
 <body>${nav}<main><h1>${title}</h1>${content}</main></body></html>`.markup;
 }
 

@@ -8,6 +8,8 @@ import { html } from '../html/html';
 import { csrfField, page, table, when } from '../html/layout';
 import { PlatformApi, ServiceAnswer } from '../platform/platform-api';
 import { TaskStory, taskTimeline } from '../platform/task-timeline';
+import { taskWaterfall } from '../platform/task-waterfall';
+import { waterfallSvg } from '../html/waterfall-svg';
 import { SessionRequest } from '../session/console-session.guard';
 
 interface TaskSummary {
@@ -101,7 +103,8 @@ export class TasksController {
       api.get<{ items: TaskStory['ledger'] }>('quota', `/quota/${user}/ledger?taskId=${id}`),
       api.get<{ items: TaskStory['notifications'] }>('notification', `/notifications?userId=${user}&taskId=${id}`),
     ]);
-    const rows = taskTimeline({ task, generation, ledger: ledger.items, notifications: notifications.items }).map(
+    const story: TaskStory = { task, generation, ledger: ledger.items, notifications: notifications.items };
+    const rows = taskTimeline(story).map(
       (r) =>
         html`<tr class="source-${r.source}"><td>${when(r.at)}</td><td><span class="tag">${r.source}</span></td><td>${r.what}</td><td>${r.detail}</td></tr>`,
     );
@@ -116,7 +119,11 @@ export class TasksController {
       isAdmin(session.caller) && !terminalStates.has(task.state as TaskState)
         ? html`<form method="post" action="/tasks/${task.taskId}/cancel" class="inline">${csrfField(session)}<input type="hidden" name="key" value="${randomUUID()}"><button id="cancel-task">Cancel this task</button></form>`
         : '';
-    return page(`Task ${task.taskId}`, html`${facts}${cancel}<h2>Timeline</h2>${table(['when', 'service', 'what', 'detail'], rows)}`, session);
+    return page(
+      `Task ${task.taskId}`,
+      html`${facts}${cancel}<h2>Waterfall</h2>${waterfallSvg(taskWaterfall(story))}<h2>Timeline</h2>${table(['when', 'service', 'what', 'detail'], rows)}`,
+      session,
+    );
   }
 
   /** Admin only: the tasks service decides; a task that had already ended keeps its outcome (409), shown on its page. */

@@ -8,8 +8,8 @@ interface Listed {
   items: Array<{ taskId: string; state: string; errorCode: string | null }>;
 }
 
-/** Search with counts, and cancel by filter (dry run, then a throttled run), in Debian's Chromium on the real platform. */
-describe('console: find tasks by filter, and cancel many at once', () => {
+/** Charts from the stack's Prometheus, search with counts, and cancel by filter (dry run, then a throttled run), in Debian's Chromium on the real platform. */
+describe('console: the platform over time, tasks found by filter, and cancelled many at once', () => {
   // Model calls hang for real, so that tasks stay open long enough to be cancelled.
   const platform = new Platform({ MODEL_TIMEOUT: '60s' });
   let consoleUrl: string;
@@ -32,6 +32,53 @@ describe('console: find tasks by filter, and cancel many at once', () => {
   afterAll(async () => {
     await browser?.close();
     await platform.stop();
+  });
+
+  it('charts a run of tasks just made, from Prometheus (server-side), drawn by uPlot under the content policy', async () => {
+    const violations: string[] = [];
+    admin.on('console', (message) => void (/Content Security Policy/i.test(message.text()) && violations.push(message.text())));
+    // A counter's first sample has no rate: tasks end while Prometheus (every 5 s) already scrapes the series.
+    for (let i = 0; i < 6; i++) {
+      await platform.settled((await platform.submit('chart-user', {})).body.taskId as string);
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+    }
+    const points = async () => {
+      await admin.goto(`${consoleUrl}/?range=15m`);
+      const series = JSON.parse((await admin.getAttribute('[data-chart="outcomes"]', 'data-series'))!) as {
+        names: string[];
+        columns: Array<Array<number | null>>;
+      };
+      const success = series.names.indexOf('TaskCompleted') + 1;
+      return success > 0 ? series.columns[success].filter((v) => v !== null && v > 0).length : 0;
+    };
+    await waitFor(async () => (await points()) > 0, { what: 'a point of the tasks just made in the outcomes chart', timeoutMs: 60_000 });
+    expect(await admin.locator('[data-chart="outcomes"] canvas').count()).toBe(1);
+    expect(await admin.locator('.ranges a.on').textContent()).toBe('15m');
+    expect(await admin.locator('[data-chart]').count()).toBe(7);
+    expect(violations).toEqual([]);
+    await screenshot(admin, 'console-overview-charts');
+  });
+
+  it("draws a retried and refunded task's waterfall: each attempt, its retry's wait, then the refund and the outcome, in order", async () => {
+    const taskId = (await platform.submit('waterfall-user', { simulate: { transientFailures: 100 } })).body.taskId as string;
+    expect((await platform.settled(taskId)).state).toBe('COMPENSATED');
+    await admin.goto(`${consoleUrl}/tasks/${taskId}`);
+    const bars = await admin
+      .locator('svg.waterfall g[data-bar]')
+      .evaluateAll((gs) => gs.map((g) => `${g.getAttribute('data-kind')} ${g.querySelector('text')!.textContent}`));
+    const attempts = bars.filter((b) => / · attempt \d/.test(b));
+    expect(attempts.length).toBeGreaterThan(1);
+    const expected = [
+      'wait quota · to quota: outbox and topic',
+      'wait generation · to generation: topic and a free slot',
+      ...attempts.flatMap((a, i) => (i < attempts.length - 1 ? [a, `wait generation · retry ${i + 1}: backoff`] : [a])),
+      'wait quota · refund: to quota',
+      'wait tasks · outcome: to tasks',
+    ];
+    expect(bars.slice(0, expected.length)).toEqual(expected);
+    attempts.forEach((a, i) => expect(a).toMatch(new RegExp(`^work generation · attempt ${i + 1}: failed`)));
+    expect(await admin.locator('main table').last().textContent()).toContain('QuotaRefunded'); // the event list is kept under it
+    await screenshot(admin, 'console-task-waterfall');
   });
 
   it("shows exactly the filter's tasks, as the tasks service lists them, with counts per state", async () => {

@@ -1,0 +1,24 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/** uPlot's own files, from the uplot package in node_modules (found walking up: from sources and from dist/ alike). */
+export function uplotFile(name: 'uPlot.iife.min.js' | 'uPlot.min.css'): string {
+  for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'node_modules', 'uplot', 'dist', name);
+    if (fs.existsSync(candidate)) return fs.readFileSync(candidate, 'utf8');
+  }
+  throw new Error(`uplot's ${name} is not installed above ${__dirname}`);
+}
+
+/**
+ * Draws every `[data-chart]` figure of the page with uPlot: its series are in the figure's
+ * `data-series` attribute (aligned columns, as the console's server read them from Prometheus).
+ */
+export const chartsJs = `document.addEventListener('DOMContentLoaded',()=>{
+const palette=['#0969da','#cf222e','#1a7f37','#8250df','#bf8700','#57606a'];
+for(const fig of document.querySelectorAll('[data-chart]')){
+const d=JSON.parse(fig.dataset.series);const box=fig.querySelector('.plot');
+if(d.columns[0].length===0){box.textContent=d.problem||'no data in this range';continue}
+new uPlot({width:Math.min(560,fig.clientWidth||560),height:200,
+series:[{},...d.names.map((n,i)=>({label:n,stroke:palette[i%palette.length],width:1.5,spanGaps:true}))],
+axes:[{},{label:d.unit,size:60}],legend:{live:false}},d.columns,box)}});`;
