@@ -34,7 +34,9 @@ export class BulkCancelController {
   async plan(@Req() req: SessionRequest, @Body() body: Record<string, unknown>): Promise<string> {
     const session = this.adminOnly(req);
     const plan = await this.cancels.plan(new PlatformApi(this.config.serviceUrls, session.token), filterOf(body), session.caller.userId);
-    const more = plan.truncated ? html`<p>More matched: only the newest ${bulkCancelLimit} are taken; run again for the rest.</p>` : '';
+    const more = plan.truncated
+      ? html`<p>More matched: only the newest are taken (at most ${bulkCancelLimit} open tasks, among the newest 10 000 the filter matches); run again for the rest.</p>`
+      : '';
     const run = html`<form method="post" action="/bulk/${plan.id}/run">${csrfField(session)}
 <label>rate <input name="rate" type="number" min="1" max="100" value="${this.config.defaultRedriveRate}" size="4">/s</label>
 <button id="run-bulk-cancel" ${plan.taskIds.length === 0 ? html`disabled` : ''}>Cancel these ${plan.taskIds.length} task(s)</button></form>`;

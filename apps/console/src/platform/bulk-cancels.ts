@@ -6,6 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /** The most tasks one bulk cancel takes: a larger cleanup is several, each looked at first. */
 export const bulkCancelLimit = 1000;
+/** Pages of 100 a dry run reads at most, whatever they hold: a filter matching 100 000 ended tasks is not read to its end. */
+const pagesScanned = 100;
 
 /** A bulk cancel: planned (the dry run: which tasks), then run at most `rate` cancels a second. */
 export interface BulkCancel {
@@ -14,7 +16,7 @@ export interface BulkCancel {
   /** The filter as the tasks service was asked it (its query string). */
   filter: string;
   taskIds: string[];
-  /** The filter matched more open tasks than bulkCancelLimit: only the newest are taken. */
+  /** The filter matched more open tasks than bulkCancelLimit, or more tasks than a dry run reads: only the newest are taken. */
   truncated: boolean;
   rate?: number;
   startedAt?: string;
@@ -41,7 +43,9 @@ export class BulkCancels {
   async plan(api: PlatformApi, filter: URLSearchParams, by: string): Promise<BulkCancel> {
     const taskIds: string[] = [];
     let truncated = false;
-    for (let offset: number | null = 0; offset !== null;) {
+    // Open tasks among many ended ones: at most pagesScanned pages are read (the newest first).
+    let offset: number | null = 0;
+    for (let pages = 0; offset !== null && pages < pagesScanned; pages++) {
       const page: { items: Array<{ taskId: string; state: string }>; nextOffset: number | null } = await api.get(
         'tasks',
         `/tasks?${new URLSearchParams([...filter, ['limit', '100'], ['offset', String(offset)]])}`,
@@ -50,6 +54,7 @@ export class BulkCancels {
       truncated = taskIds.length > bulkCancelLimit;
       offset = truncated ? null : page.nextOffset;
     }
+    truncated ||= offset !== null;
     const plan: BulkCancel = {
       id: randomUUID(),
       by,
