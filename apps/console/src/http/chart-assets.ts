@@ -1,11 +1,18 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-/** uPlot's own files, from the uplot package in node_modules (found walking up: from sources and from dist/ alike). */
+const uplotFiles = new Map<string, string>();
+
+/** uPlot's own files, from the uplot package in node_modules (found walking up: from sources and from dist/ alike), read once. */
 export function uplotFile(name: 'uPlot.iife.min.js' | 'uPlot.min.css'): string {
+  const cached = uplotFiles.get(name);
+  if (cached !== undefined) return cached;
   for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
     const candidate = path.join(dir, 'node_modules', 'uplot', 'dist', name);
-    if (fs.existsSync(candidate)) return fs.readFileSync(candidate, 'utf8');
+    if (fs.existsSync(candidate)) {
+      uplotFiles.set(name, fs.readFileSync(candidate, 'utf8'));
+      return uplotFiles.get(name)!;
+    }
   }
   throw new Error(`uplot's ${name} is not installed above ${__dirname}`);
 }

@@ -4,7 +4,7 @@ import { CONSOLE_CONFIG, ConsoleConfig } from '../console.config';
 import { html } from '../html/html';
 import { page, table } from '../html/layout';
 import { PlatformApi } from '../platform/platform-api';
-import { ChartData, ChartRange, chartRanges, readCharts } from '../platform/platform-charts';
+import { ChartData, chartRangeOf, chartRanges, readCharts } from '../platform/platform-charts';
 import { SessionRequest } from '../session/console-session.guard';
 import { busiestTable, Share } from './shares.controller';
 
@@ -25,7 +25,7 @@ export class OverviewController {
   @Get()
   @Header('content-type', 'text/html; charset=utf-8')
   async overview(@Req() req: SessionRequest, @Query('range') asked?: string): Promise<string> {
-    const range: ChartRange = asked && asked in chartRanges ? (asked as ChartRange) : '1h';
+    const range = chartRangeOf(asked);
     const charts = readCharts(this.config.prometheus, range);
     const api = new PlatformApi(this.config.serviceUrls, req.session!.token);
     const metrics = await Promise.all(serviceNames.map(async (service) => ({ service, samples: await api.metrics(service) })));

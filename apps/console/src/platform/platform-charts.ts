@@ -45,6 +45,11 @@ export const charts: ChartDefinition[] = [
 /** The spans an operator picks from, and how many points a chart gets over any of them. */
 export const chartRanges = { '15m': 900, '1h': 3600, '6h': 21_600, '24h': 86_400 } as const;
 export type ChartRange = keyof typeof chartRanges;
+
+/** The span a query asks for, or the last hour: only the spans offered (never an inherited name such as `toString`). */
+export function chartRangeOf(asked: unknown): ChartRange {
+  return typeof asked === 'string' && Object.hasOwn(chartRanges, asked) ? (asked as ChartRange) : '1h';
+}
 const pointsPerChart = 180;
 
 /** What a chart draws: uPlot's aligned columns (seconds, then one column a series, null where a series has no point). */
