@@ -32,6 +32,14 @@ export default tseslint.config(
       '@typescript-eslint/await-thenable': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       eqeqeq: ['error', 'always'],
+      // Files and functions small enough to read in one sitting (docs/layout.md).
+      'max-lines': ['error', { max: 250 }],
+      'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
     },
+  },
+  {
+    // A spec's describe callback is a list of tests, not one function to read at once; the file limit still holds.
+    files: ['**/*.spec.ts'],
+    rules: { 'max-lines-per-function': 'off' },
   },
 );

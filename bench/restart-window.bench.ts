@@ -28,6 +28,12 @@ const steadySeconds = Number(process.env.BENCH_STEADY_SECONDS ?? 60);
 const before: NodeJS.ProcessEnv = { CONSUMER_HEARTBEAT_INTERVAL: '2s' };
 const after: NodeJS.ProcessEnv = {};
 type ServiceName = (typeof serviceNames)[number];
+const tasksUrl = (service: RunningService) => `http://127.0.0.1:${service.port}`;
+interface Rolled {
+  from: number;
+  to: number;
+  steps: Step[];
+}
 interface Step {
   instance: string;
   from: number;
@@ -45,6 +51,93 @@ const ratios = (window: ReturnType<typeof figures>, steady: ReturnType<typeof fi
   max: +(window.max / steady.max).toFixed(2),
 });
 
+/** Two instances of every service, the load against both tasks instances, and what each window measured. */
+class TwoOfEach {
+  readonly second = new Map<string, RunningService>();
+  readonly client: SteadyClient;
+
+  constructor(
+    readonly platform: Platform,
+    readonly watcher: OutcomeWatcher,
+    readonly groups: GroupWatch,
+  ) {
+    this.client = new SteadyClient([platform.url('tasks')]);
+  }
+
+  newClient(): SteadyClient {
+    return new SteadyClient([this.platform.url('tasks'), tasksUrl(this.second.get('tasks')!)]);
+  }
+
+  latenciesBetween(from: number, to: number): number[] {
+    const { postedAt } = this.client;
+    return [...postedAt]
+      .filter(([id, at]) => at >= from && at < to && this.watcher.completedAt.has(id))
+      .map(([id, at]) => this.watcher.completedAt.get(id)! - at);
+  }
+
+  rebalancingBetween(from: number, to: number): Record<string, number> {
+    const prefix = this.platform.env.topicPrefix;
+    return Object.fromEntries(Object.entries(this.groups.rebalancingBetween(from, to)).map(([group, ms]) => [group.slice(prefix.length), ms]));
+  }
+
+  /** Drained, stopped with SIGTERM, started again with `settings`, back in service once healthy. */
+  async restart(name: ServiceName, nth: 0 | 1, settings: NodeJS.ProcessEnv): Promise<Step> {
+    const running = nth === 0 ? this.platform.service(name) : this.second.get(name)!;
+    if (name === 'tasks') this.client.drain(tasksUrl(running));
+    const from = Date.now();
+    await stopService(running, 'SIGTERM', 30_000);
+    const starting = Date.now();
+    const started = nth === 0 ? await this.platform.startApp(name, running.port, settings) : await this.platform.startAnotherInstance(name, settings);
+    if (nth === 1) this.second.set(name, started);
+    if (name === 'tasks') this.client.serve(tasksUrl(started));
+    return { instance: `${name}-${nth + 1}`, from, stopMs: starting - from, healthyMs: Date.now() - starting };
+  }
+
+  async rollingRestart(settings: NodeJS.ProcessEnv): Promise<Rolled> {
+    const steps: Step[] = [];
+    for (const nth of [0, 1] as const) for (const name of serviceNames) steps.push(await this.restart(name, nth, settings));
+    await sleep(5_000);
+    return { from: steps[0].from, to: Date.now(), steps };
+  }
+
+  /** A rolling restart's figures ÷ the steady window's, and where each step's time went. */
+  windowFigures(steadyFrom: number, rolled: Rolled) {
+    const steady = figures(this.latenciesBetween(steadyFrom, rolled.from));
+    const restarting = figures(this.latenciesBetween(rolled.from, rolled.to));
+    const steps = rolled.steps.map(({ from, ...step }, i) => {
+      const to = rolled.steps[i + 1]?.from ?? rolled.to;
+      return { ...step, postedMs: figures(this.latenciesBetween(from, to)), rebalancingMs: this.rebalancingBetween(from, to) };
+    });
+    return { steadyMs: steady, seconds: Math.round((rolled.to - rolled.from) / 1000), ms: restarting, overSteady: ratios(restarting, steady), steps };
+  }
+
+  /** Every instance stopped, then all started at once; the load starts as they answer, for a minute. */
+  async freshStart(rate: number, steadyMs: ReturnType<typeof figures>) {
+    const all = [...serviceNames.map((name) => this.platform.service(name)), ...this.second.values()];
+    await Promise.all(all.map((service) => stopService(service, 'SIGTERM', 30_000)));
+    const freshFrom = Date.now();
+    await Promise.all([
+      ...serviceNames.map(async (name) => this.second.set(name, await this.platform.startAnotherInstance(name, after))),
+      ...serviceNames.map((name) => this.platform.startApp(name, this.platform.service(name).port, after)),
+    ]);
+    const healthyAfterMs = Date.now() - freshFrom;
+    const fresh = this.newClient();
+    fresh.start(rate, 'fresh');
+    const loadFrom = Date.now();
+    await sleep(60_000);
+    await fresh.stop();
+    await this.watcher.allCompleted([...fresh.postedAt.keys()], 300_000);
+    const firstMinuteMs = figures([...fresh.postedAt].map(([id, at]) => this.watcher.completedAt.get(id)! - at));
+    const figuresOf = {
+      healthyAfterMs,
+      firstMinuteMs,
+      overSteady: ratios(firstMinuteMs, steadyMs),
+      rebalancingMs: this.rebalancingBetween(freshFrom, loadFrom + 60_000),
+    };
+    return { figures: figuresOf, failures: fresh.failures };
+  }
+}
+
 async function main(): Promise<void> {
   const platform = new Platform({
     ...benchSettings,
@@ -55,50 +148,16 @@ async function main(): Promise<void> {
     ...before,
   });
   await platform.start();
-  const second = new Map<string, RunningService>();
-  for (const name of serviceNames) second.set(name, await platform.startAnotherInstance(name, before));
-  const watcher = await new OutcomeWatcher(platform.kafka, new EventCodec(defaults.schemaRegistryUrl, platform.env.topicPrefix)).start();
   const prefix = platform.env.topicPrefix;
+  const watcher = await new OutcomeWatcher(platform.kafka, new EventCodec(defaults.schemaRegistryUrl, prefix)).start();
   const groups = await new GroupWatch(
     platform.kafka,
     serviceNames.flatMap((name) => consumerGroupsOf(name).map(({ group }) => `${prefix}${group}`)),
   ).start();
-  const unprefixed = (paused: Record<string, number>) => Object.fromEntries(Object.entries(paused).map(([group, ms]) => [group.slice(prefix.length), ms]));
-  const tasksUrl = (service: RunningService) => `http://127.0.0.1:${service.port}`;
-  const client = new SteadyClient([platform.url('tasks'), tasksUrl(second.get('tasks')!)]);
-  const latenciesBetween = (from: number, to: number) =>
-    [...client.postedAt].filter(([id, at]) => at >= from && at < to && watcher.completedAt.has(id)).map(([id, at]) => watcher.completedAt.get(id)! - at);
-
-  /** Drained, stopped with SIGTERM, started again with `settings`, back in service once healthy. */
-  const restart = async (name: ServiceName, nth: 0 | 1, settings: NodeJS.ProcessEnv): Promise<Step> => {
-    const running = nth === 0 ? platform.service(name) : second.get(name)!;
-    const url = tasksUrl(running);
-    if (name === 'tasks') client.drain(url);
-    const from = Date.now();
-    await stopService(running, 'SIGTERM', 30_000);
-    const starting = Date.now();
-    const started = nth === 0 ? await platform.startApp(name, running.port, settings) : await platform.startAnotherInstance(name, settings);
-    if (nth === 1) second.set(name, started);
-    if (name === 'tasks') client.serve(tasksUrl(started));
-    return { instance: `${name}-${nth + 1}`, from, stopMs: starting - from, healthyMs: Date.now() - starting };
-  };
-  const rollingRestart = async (settings: NodeJS.ProcessEnv) => {
-    const steps: Step[] = [];
-    for (const nth of [0, 1] as const) for (const name of serviceNames) steps.push(await restart(name, nth, settings));
-    await sleep(5_000);
-    return { from: steps[0].from, to: Date.now(), steps };
-  };
-  /** A rolling restart's figures ÷ the steady window's, and where each step's time went. */
-  const windowFigures = (steadyFrom: number, rolled: Awaited<ReturnType<typeof rollingRestart>>) => {
-    const steady = figures(latenciesBetween(steadyFrom, rolled.from));
-    const restarting = figures(latenciesBetween(rolled.from, rolled.to));
-    const steps = rolled.steps.map(({ from, ...step }, i) => {
-      const to = rolled.steps[i + 1]?.from ?? rolled.to;
-      return { ...step, postedMs: figures(latenciesBetween(from, to)), rebalancingMs: unprefixed(groups.rebalancingBetween(from, to)) };
-    });
-    return { steadyMs: steady, seconds: Math.round((rolled.to - rolled.from) / 1000), ms: restarting, overSteady: ratios(restarting, steady), steps };
-  };
-
+  const bench = new TwoOfEach(platform, watcher, groups);
+  for (const name of serviceNames) bench.second.set(name, await platform.startAnotherInstance(name, before));
+  bench.client.serve(tasksUrl(bench.second.get('tasks')!));
+  const { client } = bench;
   try {
     const saturated = await saturation(platform, watcher, 600, 'saturation');
     const rate = +(saturated.tasksPerSecond / 2).toFixed(1);
@@ -106,47 +165,25 @@ async function main(): Promise<void> {
     await sleep(10_000); // the load's own start
     const steadyBefore = Date.now();
     await sleep(steadySeconds * 1000);
-    const rolledBefore = await rollingRestart(before);
-    await rollingRestart(after); // every instance moved to the default; a mixed window, not measured
+    const rolledBefore = await bench.rollingRestart(before);
+    await bench.rollingRestart(after); // every instance moved to the default; a mixed window, not measured
     const steadyAfter = Date.now();
     await sleep(steadySeconds * 1000);
-    const rolledAfter = await rollingRestart(after);
+    const rolledAfter = await bench.rollingRestart(after);
     await sleep(10_000);
     await client.stop();
     await watcher.allCompleted([...client.postedAt.keys()], 300_000);
     await platform.consumersCaughtUp(300_000);
-
-    // A fresh start: every instance stopped, then all started at once; the load starts as they answer.
-    const all = [...serviceNames.map((name) => platform.service(name)), ...second.values()];
-    await Promise.all(all.map((service) => stopService(service, 'SIGTERM', 30_000)));
-    const freshFrom = Date.now();
-    await Promise.all([
-      ...serviceNames.map(async (name) => second.set(name, await platform.startAnotherInstance(name, after))),
-      ...serviceNames.map((name) => platform.startApp(name, platform.service(name).port, after)),
-    ]);
-    const freshHealthyMs = Date.now() - freshFrom;
-    const fresh = new SteadyClient([platform.url('tasks'), tasksUrl(second.get('tasks')!)]);
-    fresh.start(rate, 'fresh');
-    const freshLoadFrom = Date.now();
-    await sleep(60_000);
-    await fresh.stop();
-    await watcher.allCompleted([...fresh.postedAt.keys()], 300_000);
-    const freshStart = figures([...fresh.postedAt].map(([id, at]) => watcher.completedAt.get(id)! - at));
-    const afterWindow = windowFigures(steadyAfter, rolledAfter);
-
+    const afterWindow = bench.windowFigures(steadyAfter, rolledAfter);
+    const fresh = await bench.freshStart(rate, afterWindow.steadyMs);
     writeResult('restart-window', {
       date: new Date().toISOString(),
       instancesPerService: 2,
       saturationTasksPerSecond: +saturated.tasksPerSecond.toFixed(1),
       rate,
-      heartbeatEvery2s: windowFigures(steadyBefore, rolledBefore),
+      heartbeatEvery2s: bench.windowFigures(steadyBefore, rolledBefore),
       heartbeatDefault: afterWindow,
-      freshStart: {
-        healthyAfterMs: freshHealthyMs,
-        firstMinuteMs: freshStart,
-        overSteady: ratios(freshStart, afterWindow.steadyMs),
-        rebalancingMs: unprefixed(groups.rebalancingBetween(freshFrom, freshLoadFrom + 60_000)),
-      },
+      freshStart: fresh.figures,
       failedRequests: [...client.failures, ...fresh.failures].slice(0, 20),
       failedRequestCount: client.failures.length + fresh.failures.length,
     });

@@ -38,12 +38,12 @@ import { tokenFor } from '../test/support/tokens';
 import { serviceNodeFlags } from '../tools/run/service-process';
 import { benchSettings, kafkaHop, percentile, runBenchmark, writeResult } from './bench-support';
 import { readCounters, roundTrips } from './throughput/counters';
-import { Duplicator } from './throughput/duplicator';
+import { saturationWithDuplicates } from './throughput/duplicator';
 import { criticalPath, eventTransactionsPerSecond, kafkaPipePerSecond, latencyTargetMs, perTask } from './throughput/limits';
 import { mediansOf } from './throughput/medians';
 import { OutcomeWatcher } from './throughput/outcome-watcher';
 import { Peer, PeerFigures } from './throughput/peer';
-import { CostMeter, postgresPids, stackPid } from './throughput/process-cost';
+import { stackCostMeter } from './throughput/process-cost';
 import { fewUsers, inFlight, openTaskCap, saturation, singleUser, steadyLoad, users } from './throughput/submissions';
 
 Logger.overrideLogger(['error']);
@@ -142,13 +142,7 @@ async function main(): Promise<void> {
 
 /** One round: saturation clean and with duplicates, one user, the steady load at half of it, and the peer at the same. */
 async function oneRound(platform: Platform, watcher: OutcomeWatcher, peer: Peer | undefined, limit: Limits, run: string) {
-  const meter = new CostMeter({
-    ...Object.fromEntries(serviceNames.map((name) => [name, () => [platform.service(name).child.pid!]])),
-    kafka: () => [stackPid('kafka')!].filter(Boolean),
-    registry: () => [stackPid('registry')!].filter(Boolean),
-    zipkin: () => [stackPid('zipkin')!].filter(Boolean),
-    postgres: postgresPids,
-  });
+  const meter = stackCostMeter(Object.fromEntries(serviceNames.map((name) => [name, () => [platform.service(name).child.pid!]])));
   const committedBefore = await transactionsCommitted(platform);
   const countersBefore = await readCounters(platform);
   meter.start();
@@ -157,9 +151,7 @@ async function oneRound(platform: Platform, watcher: OutcomeWatcher, peer: Peer 
   const transactions = transactionsPerTask(committedBefore, await transactionsCommitted(platform));
   const trips = roundTrips(countersBefore, await readCounters(platform), tasksPerRun);
 
-  const duplicator = await new Duplicator(platform.kafka, platform.env.topicPrefix).start();
-  const withDuplicates = await saturation(platform, watcher, tasksPerRun, `duplicates-${run}`);
-  await duplicator.stop();
+  const { withDuplicates, duplicator } = await saturationWithDuplicates(platform, watcher, tasksPerRun, run);
 
   const twenty = await saturation(platform, watcher, tasksPerRun, `twenty-users-${run}`, (i) => fewUsers[i % fewUsers.length]);
   const single = await saturation(platform, watcher, tasksPerRun, `one-user-${run}`, () => singleUser);

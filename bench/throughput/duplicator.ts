@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Consumer, Kafka, Producer } from 'kafkajs';
 import { eventTypes, topicFor } from '@app/events';
+import type { Platform } from '../../test/support/platform';
+import type { OutcomeWatcher } from './outcome-watcher';
+import { saturation } from './submissions';
 
 /**
  * A separate producer that sends one message in ten of every event topic again, byte for byte
@@ -44,4 +47,12 @@ export class Duplicator {
     await this.consumer.disconnect();
     await this.producer.disconnect();
   }
+}
+
+/** Saturation while one message in ten of every topic is sent again (what redelivery costs). */
+export async function saturationWithDuplicates(platform: Platform, watcher: OutcomeWatcher, tasks: number, run: string) {
+  const duplicator = await new Duplicator(platform.kafka, platform.env.topicPrefix).start();
+  const withDuplicates = await saturation(platform, watcher, tasks, `duplicates-${run}`);
+  await duplicator.stop();
+  return { withDuplicates, duplicator };
 }

@@ -84,3 +84,14 @@ export class CostMeter {
     }
   }
 }
+
+/** `services`' CPU and memory, and the stack's own processes' (Kafka, the registry, Zipkin, PostgreSQL). */
+export function stackCostMeter(services: Processes): CostMeter {
+  return new CostMeter({
+    ...services,
+    kafka: () => [stackPid('kafka')!].filter(Boolean),
+    registry: () => [stackPid('registry')!].filter(Boolean),
+    zipkin: () => [stackPid('zipkin')!].filter(Boolean),
+    postgres: postgresPids,
+  });
+}

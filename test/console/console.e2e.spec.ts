@@ -1,24 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { defaults } from '@app/config';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { loadSchema, newEvent } from '@app/events';
 import { EventCodec } from '@app/kafka';
 import { launchBrowser, screenshot, signIn } from '../support/browser';
 import { Platform } from '../support/platform';
-import { registryAuthorization } from '../support/registry-authorization';
+import { registerSchema as register } from '../support/registry-authorization';
 import { authAs, tokenFor } from '../support/tokens';
 import { waitFor } from '../support/wait-for';
-
-/** Registers a schema under a subject of this test; the registry's id for it. */
-async function register(subject: string, schema: object): Promise<number> {
-  const response = await fetch(`${defaults.schemaRegistryUrl}/subjects/${encodeURIComponent(subject)}/versions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/vnd.schemaregistry.v1+json', ...registryAuthorization() },
-    body: JSON.stringify({ schema: JSON.stringify(schema) }),
-  });
-  expect(response.status).toBe(200);
-  return ((await response.json()) as { id: number }).id;
-}
 
 /** The operator console in Debian's Chromium, on the real platform. */
 describe('operator console', () => {

@@ -65,31 +65,7 @@ export async function gatherEvidence(
       });
     },
   );
-  for (const service of services) {
-    const db = createKnex(databaseUrlFor(stack, `taskplatform_${service}`), 1, { quiet: true });
-    try {
-      const [row] = await db('outbox')
-        .whereNull('published_at')
-        .select(
-          db.raw('count(*) filter (where parked_at is null)::int as unpublished'),
-          db.raw('count(*) filter (where parked_at is not null)::int as parked'),
-        );
-      evidence.outbox.push({ service, unpublished: row.unpublished, parked: row.parked });
-      // What the relay marked published: Kafka acknowledged each of these, at the place kept beside it.
-      const marked = await db('outbox').whereNotNull('published_at').select('event_id', 'event_type', 'topic', 'kafka_partition', 'kafka_offset');
-      for (const m of marked) {
-        evidence.acknowledged.push({
-          by: `${service} relay`,
-          eventId: m.event_id,
-          topic: m.topic ?? codec.topicFor(m.event_type),
-          partition: m.kafka_partition,
-          offset: m.kafka_offset === null ? null : Number(m.kafka_offset),
-        });
-      }
-    } finally {
-      await db.destroy();
-    }
-  }
+  for (const service of services) await readOutbox(stack, service, codec, evidence);
   for (const p of history) {
     if (p.kind === 'publish' && p.acknowledged && p.eventId)
       evidence.acknowledged.push({
@@ -109,6 +85,30 @@ export async function gatherEvidence(
   evidence.erasures = await erasuresSeen(urls.tasks, token, history);
   if (stack.postgres === 'replicated') evidence.promotions = await promotions(stack);
   return evidence;
+}
+
+/** A service's outbox: its backlog, and every row its relay marked published (Kafka acknowledged each, at the place kept beside it). */
+async function readOutbox(stack: StackConfig, service: string, codec: EventCodec, evidence: Evidence): Promise<void> {
+  const db = createKnex(databaseUrlFor(stack, `taskplatform_${service}`), 1, { quiet: true });
+  try {
+    const [row] = await db('outbox')
+      .whereNull('published_at')
+      .select(db.raw('count(*) filter (where parked_at is null)::int as unpublished'), db.raw('count(*) filter (where parked_at is not null)::int as parked'));
+    evidence.outbox.push({ service, unpublished: row.unpublished, parked: row.parked });
+    // What the relay marked published: Kafka acknowledged each of these, at the place kept beside it.
+    const marked = await db('outbox').whereNotNull('published_at').select('event_id', 'event_type', 'topic', 'kafka_partition', 'kafka_offset');
+    for (const m of marked) {
+      evidence.acknowledged.push({
+        by: `${service} relay`,
+        eventId: m.event_id,
+        topic: m.topic ?? codec.topicFor(m.event_type),
+        partition: m.kafka_partition,
+        offset: m.kafka_offset === null ? null : Number(m.kafka_offset),
+      });
+    }
+  } finally {
+    await db.destroy();
+  }
 }
 
 /** Each user erased with a 202: their erasure's status and their tasks' inputs, as the tasks service shows them to an admin. */

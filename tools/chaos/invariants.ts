@@ -2,7 +2,7 @@ import { identityProblems, isTaskEvent, keyEventTypes, topicFor } from '@app/eve
 import { errorCodes } from '@app/failures';
 import { audit } from '../audit/audit-invariants';
 import type { CancelOp, DeliveryEntry, EffectEntry, PublishOp, SubmitOp } from './history';
-import type { Evidence, InvariantResult } from './checked-evidence';
+import type { Evidence, InvariantResult, PlacedEvent } from './checked-evidence';
 import { partnerInvariants } from './partner-invariants';
 import { databaseInvariants } from './database-invariants';
 import { firstOccurrences, groupBy, outOfOrder } from './placed-events';
@@ -25,22 +25,42 @@ const auditInvariants = {
 /** The compacted topics of keys (the campaign's topics have no prefix). */
 const keyTopics = new Set<string>(keyEventTypes.map((type) => topicFor(type)));
 
+/** What every group of invariants reads: the evidence, and each task's events (first copies only). */
+interface Reading {
+  evidence: Evidence;
+  firstOf: PlacedEvent[];
+  byTask: Map<string, PlacedEvent[]>;
+  typesOf: (taskId: string) => Set<string>;
+  /** What outside producers wrote and were acknowledged for. */
+  outside: PublishOp[];
+  report: (invariant: string, meaning: string, examples: string[]) => void;
+}
+
 /** Checks every promise over the evidence; each invariant reports its count of violations, zero included. */
 export function checkInvariants(evidence: Evidence): InvariantResult[] {
   const results: InvariantResult[] = [];
-  const report = (invariant: string, meaning: string, examples: string[]) =>
-    results.push({ invariant, meaning, violations: examples.length, examples: examples.slice(0, 5) });
   // Events about users (keys, erasures) belong to no task: the task invariants leave them out.
   // A request forged with ids that are no uuids was never taken in: its dead letter answers it (OUTSIDE_REQUESTS_ANSWERED).
   const firstOf = firstOccurrences(evidence.events.filter((p) => isTaskEvent(p.event) && identityProblems(p.event as never).length === 0));
   const byTask = groupBy(firstOf, (p) => p.event.taskId);
-  const typesOf = (taskId: string) => new Set((byTask.get(taskId) ?? []).map((p) => p.event.eventType));
+  const reading: Reading = {
+    evidence,
+    firstOf,
+    byTask,
+    typesOf: (taskId) => new Set((byTask.get(taskId) ?? []).map((p) => p.event.eventType)),
+    outside: evidence.history.filter((h): h is PublishOp => h.kind === 'publish' && h.acknowledged),
+    report: (invariant, meaning, examples) => results.push({ invariant, meaning, violations: examples.length, examples: examples.slice(0, 5) }),
+  };
+  for (const check of [requestsEnd, keysHold, auditedHistory, cancelsAndBalances, oneEffectInOrder, notifications, logKept, faultsAndErasures]) check(reading);
+  return [...results, ...partnerInvariants(evidence, firstOf), ...databaseInvariants(evidence)];
+}
+
+/** Every request accepted, over HTTP or Kafka, ends; a hostile one ends alone. */
+function requestsEnd({ evidence, byTask, typesOf, outside, report }: Reading): void {
   const submits = evidence.history.filter((h): h is SubmitOp => h.kind === 'submit');
-  const outside = evidence.history.filter((h): h is PublishOp => h.kind === 'publish' && h.acknowledged);
   // An oversized request is a request like any other, only refused; the other hostile ones are refused at the door.
   const published = outside.filter((p) => p.hostile === undefined || p.hostile === 'oversized');
   const refusedAtTheDoor = outside.filter((p) => p.hostile !== undefined && p.hostile !== 'oversized');
-
   const accepted = [...new Set(submits.filter((s) => s.status >= 200 && s.status < 300 && s.taskId).map((s) => s.taskId!))];
   report('EVERY_ACCEPTED_TASK_ENDS', 'every task answered 2xx, and every request an outside producer wrote, ends (completed, failed or rejected)', [
     ...accepted.filter((t) => ![...typesOf(t)].some((type) => ends.has(type))).map((t) => `task ${t} (POST) has no outcome`),
@@ -54,8 +74,11 @@ export function checkInvariants(evidence: Evidence): InvariantResult[] {
       .map((p) => `oversized request ${p.taskId} was not rejected as INPUT_TOO_LARGE`),
     ...refusedAtTheDoor.filter((p) => !deadLettered.has(p.taskId)).map((p) => `${p.hostile} request under key ${p.taskId} has no dead letter`),
   ]);
+}
 
-  // Whichever of two bodies sent under one key arrives first owns it: the other must be refused.
+/** Whichever of two bodies sent under one key arrives first owns it: the other must be refused. */
+function keysHold({ evidence, report }: Reading): void {
+  const submits = evidence.history.filter((h): h is SubmitOp => h.kind === 'submit');
   const perKey = groupBy(
     submits.filter((s) => s.status >= 200 && s.status < 300),
     (s) => `${s.user} ${s.key}`,
@@ -72,7 +95,10 @@ export function checkInvariants(evidence: Evidence): InvariantResult[] {
     'a key reused with another body is refused: only one body per key is ever accepted',
     [...perKey].filter(([, list]) => new Set(list.map((s) => s.bodyHash)).size > 1).map(([key, list]) => `${key}: ${list.length} bodies accepted`),
   );
+}
 
+/** The audit's invariants (npm run audit), over the same history. */
+function auditedHistory({ firstOf, report }: Reading): void {
   const audited = audit(
     firstOf.map((p) => p.event),
     Number.MAX_SAFE_INTEGER,
@@ -85,7 +111,10 @@ export function checkInvariants(evidence: Evidence): InvariantResult[] {
       audited.violations.filter((v) => v.invariant === invariant).map((v) => `${v.subject}: ${v.message}`),
     );
   }
+}
 
+/** A cancel's answer holds, and each balance is what its events say. */
+function cancelsAndBalances({ evidence, firstOf, byTask, typesOf, report }: Reading): void {
   const cancels = evidence.history.filter((h): h is CancelOp => h.kind === 'cancel');
   const failedAs = (taskId: string) => (byTask.get(taskId) ?? []).find((p) => p.event.eventType === 'TaskFailed')?.event as { errorCode?: string } | undefined;
   report('CANCEL_ANSWERS_HOLD', 'a cancel answered 202 ends its task CANCELLED; one answered 409 with another outcome leaves that outcome standing', [
@@ -110,7 +139,10 @@ export function checkInvariants(evidence: Evidence): InvariantResult[] {
       )
       .map((b) => `${b.user}: balance ${b.balance}, expected ${evidence.granted - debitsOf(b.user, 'QuotaDebited') + debitsOf(b.user, 'QuotaRefunded')}`),
   );
+}
 
+/** An event handled twice has one effect, and each topic keeps a task's order. */
+function oneEffectInOrder({ firstOf, report }: Reading): void {
   const causes = groupBy(
     firstOf.filter((p) => reactions.has(p.event.eventType) && p.event.causationId),
     (p) => `${p.event.causationId} ${p.event.eventType}`,
@@ -122,7 +154,10 @@ export function checkInvariants(evidence: Evidence): InvariantResult[] {
   );
 
   report('PER_TASK_ORDER', 'on every topic, a task’s events are in the order they occurred', outOfOrder(firstOf));
+}
 
+/** Every outcome reaches its user once, signed. */
+function notifications({ evidence, firstOf, report }: Reading): void {
   const deliveries = evidence.history.filter((h): h is DeliveryEntry => h.kind === 'delivery');
   const webhookUsers = new Set(evidence.history.filter((h) => h.kind === 'webhook' && h.status === 200).map((h) => (h as { user: string }).user));
   const outcomes = firstOf.filter((p) => p.event.eventType === 'TaskCompleted' || p.event.eventType === 'TaskFailed');
@@ -149,7 +184,10 @@ export function checkInvariants(evidence: Evidence): InvariantResult[] {
     'every webhook delivery carries a valid signature',
     deliveries.filter((d) => !d.verified).map((d) => `${d.user} ${d.webhookId}`),
   );
+}
 
+/** Nothing left in an outbox, nothing wrong in a dead letter, nothing lost from a topic. */
+function logKept({ evidence, report }: Reading): void {
   report(
     'OUTBOX_DRAINED',
     'no outbox row is left unpublished (parked rows are reported apart)',
@@ -181,6 +219,10 @@ export function checkInvariants(evidence: Evidence): InvariantResult[] {
         (a) => `${a.by}: ${a.topic}[${a.partition}]@${a.offset} holds ${atPlace.get(`${a.topic} ${a.partition} ${a.offset}`) ?? 'nothing'}, not ${a.eventId}`,
       ),
   );
+}
+
+/** Every fault took effect, every erasure completed, every event decodes. */
+function faultsAndErasures({ evidence, outside, report }: Reading): void {
   const effects = evidence.history.filter((h): h is EffectEntry => h.kind === 'effect');
   report(
     'FAULTS_TAKE_EFFECT',
@@ -204,5 +246,4 @@ export function checkInvariants(evidence: Evidence): InvariantResult[] {
     'every message on an event topic decodes, but the wrong-type values written on purpose',
     undecodable > 0 ? [`${undecodable} undecodable`] : [],
   );
-  return [...results, ...partnerInvariants(evidence, firstOf), ...databaseInvariants(evidence)];
 }

@@ -83,6 +83,20 @@ export class Nemesis {
     await Promise.all([...this.healing]);
   }
 
+  /** Kills or pauses one of the service instances no other fault holds. */
+  private strikeInstance(kind: 'kill-instance' | 'pause-instance', instances: Instance[]): void {
+    if (instances.length === 0) return;
+    const instance = this.random.pick(instances);
+    const lasting = (min: number, max: number) => this.random.between(min, max) * 1000;
+    if (kind === 'kill-instance') {
+      this.cluster.kill(instance);
+      return void this.begin(kind, instance.id, lasting(3, 8), () => this.cluster.start(instance));
+    }
+    this.cluster.pause(instance);
+    // Long enough for its consumer group to evict it (the session times out) at times, not always.
+    return void this.begin(kind, instance.id, lasting(8, 35), async () => this.cluster.resume(instance));
+  }
+
   private async strike(): Promise<void> {
     const busy = new Set([...this.active.values()].map((f) => f.target).concat([...this.stillHealing]));
     const free = (target: string) => !busy.has(target);
@@ -95,17 +109,8 @@ export class Nemesis {
     const lasting = (min: number, max: number) => this.random.between(min, max) * 1000;
     switch (kind) {
       case 'kill-instance':
-      case 'pause-instance': {
-        if (instances.length === 0) return;
-        const instance = this.random.pick(instances);
-        if (kind === 'kill-instance') {
-          this.cluster.kill(instance);
-          return void this.begin(kind, instance.id, lasting(3, 8), () => this.cluster.start(instance));
-        }
-        this.cluster.pause(instance);
-        // Long enough for its consumer group to evict it (the session times out) at times, not always.
-        return void this.begin(kind, instance.id, lasting(8, 35), async () => this.cluster.resume(instance));
-      }
+      case 'pause-instance':
+        return this.strikeInstance(kind, instances);
       case 'kill-leader':
       case 'kill-controller':
       case 'partition-broker':
@@ -232,16 +237,12 @@ export class Nemesis {
   }
 
   private async healWithRetries(fault: ActiveFault): Promise<void> {
-    const failed = (error: unknown, attempt: number) =>
-      this.log(`nemesis: healing ${fault.target} failed (attempt ${attempt}): ${(error as Error).message.split('\n')[0]}`);
-    await retry(
-      (attempt) =>
-        fault.heal().catch((error: unknown) => {
-          failed(error, attempt);
-          throw error;
-        }),
-      { attempts: 10, delayMs: () => 2000 },
-    );
+    const heal = (attempt: number) =>
+      fault.heal().catch((error: unknown) => {
+        this.log(`nemesis: healing ${fault.target} failed (attempt ${attempt}): ${(error as Error).message.split('\n')[0]}`);
+        throw error;
+      });
+    await retry(heal, { attempts: 10, delayMs: () => 2000 });
   }
 
   /** A stack part started again; the registry needs PostgreSQL, which may itself be down a moment. */

@@ -84,20 +84,24 @@ async function showcase(services: RunningService[]): Promise<void> {
   ];
   for (const entry of all) {
     const task = await settled(entry.taskId);
-    const balance = ((await (await fetch(`${url('quota')}/quota/${entry.userId}`, { headers: await bearer(entry.userId) })).json()) as { balance: number })
-      .balance;
-    print(`\n${entry.name}: ${task.state}  attempts ${task.attempts}  quota left ${balance}${task.reason ? `\n  reason: ${task.reason}` : ''}`);
-    const start = Date.parse(task.timeline[0].occurredAt);
-    for (const e of task.timeline) {
-      const detail = Object.entries(e.data)
-        .filter(([k]) => !['input', 'idempotencyKey', 'reportType'].includes(k))
-        .map(([k, v]) => `${k}=${typeof v === 'string' && v.length > 50 ? `${v.slice(0, 50)}…` : v}`)
-        .join(' ');
-      print(`  +${String(Date.parse(e.occurredAt) - start).padStart(5)} ms  ${e.eventType.padEnd(25)} ${e.producer.padEnd(12)} ${detail}`);
-    }
-    print(`  trace: ${zipkinUrl(loadStackConfig())}/zipkin/?annotationQuery=${encodeURIComponent(`taskId=${entry.taskId}`)}&lookback=3600000`);
+    const quota = await fetch(`${url('quota')}/quota/${entry.userId}`, { headers: await bearer(entry.userId) });
+    printTask(entry.name, task, ((await quota.json()) as { balance: number }).balance);
   }
   print(`\noperator console: ${url('console')}/  (sign in with the token this prints: npm run -s token -- --user ops --role admin)`);
+}
+
+/** A settled task: its outcome, the quota its user has left, its timeline and where its trace is. */
+function printTask(name: string, task: Task, balance: number): void {
+  print(`\n${name}: ${task.state}  attempts ${task.attempts}  quota left ${balance}${task.reason ? `\n  reason: ${task.reason}` : ''}`);
+  const start = Date.parse(task.timeline[0].occurredAt);
+  for (const e of task.timeline) {
+    const detail = Object.entries(e.data)
+      .filter(([k]) => !['input', 'idempotencyKey', 'reportType'].includes(k))
+      .map(([k, v]) => `${k}=${typeof v === 'string' && v.length > 50 ? `${v.slice(0, 50)}…` : v}`)
+      .join(' ');
+    print(`  +${String(Date.parse(e.occurredAt) - start).padStart(5)} ms  ${e.eventType.padEnd(25)} ${e.producer.padEnd(12)} ${detail}`);
+  }
+  print(`  trace: ${zipkinUrl(loadStackConfig())}/zipkin/?annotationQuery=${encodeURIComponent(`taskId=${task.taskId}`)}&lookback=3600000`);
 }
 
 runPlatform(showcase, demoEnv);
