@@ -1,18 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-
-interface AvroField {
-  name: string;
-  type: unknown;
-  doc?: string;
-}
-interface AvroRecord {
-  name: string;
-  doc?: string;
-  fields: AvroField[];
-}
-
-const envelopeFieldCount = 8;
+import type { EnvelopeSchema, EventSchemaFile } from '@app/events';
 
 function tsType(avro: unknown): string {
   if (Array.isArray(avro)) return avro.map(tsType).join(' | ');
@@ -34,30 +22,40 @@ function tsType(avro: unknown): string {
   }
 }
 
-export function readSchemas(schemasDir: string): AvroRecord[] {
+export function readSchemas(schemasDir: string): EventSchemaFile[] {
   return fs
     .readdirSync(schemasDir)
     .filter((f) => f.endsWith('.avsc'))
     .sort()
-    .map((f) => JSON.parse(fs.readFileSync(path.join(schemasDir, f), 'utf8')) as AvroRecord);
+    .map((f) => JSON.parse(fs.readFileSync(path.join(schemasDir, f), 'utf8')) as EventSchemaFile);
 }
 
-/** The TypeScript types of every event, derived from schemas/*.avsc so that the two cannot drift. */
-export function renderEventTypes(schemas: AvroRecord[]): string {
+const fieldLines = (field: { name: string; doc?: string }, type: string) => [...(field.doc ? [`  /** ${field.doc} */`] : []), `  ${field.name}: ${type};`];
+
+/**
+ * The TypeScript types of the envelope and of every event, derived from schemas/ so that the two
+ * cannot drift. Each event's interface holds its own fields; an envelope field it names again for
+ * its doc is the envelope's.
+ */
+export function renderEventTypes(schemas: EventSchemaFile[], envelope: EnvelopeSchema): string {
   const names = schemas.map((s) => s.name);
+  const envelopeNames = new Set(envelope.fields.map((field) => field.name));
   const lines = [
-    '// Generated from schemas/*.avsc by `npm run codegen`; do not edit. A unit test fails when it drifts.',
-    "import type { Envelope } from '../envelope';",
+    '// Generated from schemas/ by `npm run codegen`; do not edit. A unit test fails when it drifts.',
+    '',
+    `/** ${envelope.doc} \`T\` is the event's type. */`,
+    'export interface Envelope<T extends string = string> {',
+    ...envelope.fields.flatMap((field) => fieldLines(field, field.name === 'eventType' ? 'T' : tsType(field.type))),
+    '}',
+    '',
+    `export const envelopeFields = [${envelope.fields.map((field) => `'${field.name}'`).join(', ')}] as const;`,
     '',
     `export const eventTypes = [${names.map((n) => `'${n}'`).join(', ')}] as const;`,
     'export type EventType = (typeof eventTypes)[number];',
   ];
   for (const schema of schemas) {
     lines.push('', ...(schema.doc ? [`/** ${schema.doc} */`] : []), `export interface ${schema.name} extends Envelope<'${schema.name}'> {`);
-    for (const field of schema.fields.slice(envelopeFieldCount)) {
-      if (field.doc) lines.push(`  /** ${field.doc} */`);
-      lines.push(`  ${field.name}: ${tsType(field.type)};`);
-    }
+    for (const field of schema.fields) if (!envelopeNames.has(field.name) && 'type' in field) lines.push(...fieldLines(field, tsType(field.type)));
     lines.push('}');
   }
   lines.push('', `export type DomainEvent =\n${names.map((n) => `  | ${n}`).join('\n')};`, '');

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { EventType, isEventType, subjectFor, topicFor } from '@app/events';
+import { EventType, isEventType, loadSchemaFrom, subjectFor, topicFor } from '@app/events';
 import { basicAuthorization, RegistryCredentials } from '@app/kafka';
 import type { Release } from './release';
 
@@ -22,7 +22,7 @@ export async function registerReleaseSchemas(
     .map((file) => file.slice(0, -'.avsc'.length))
     .filter(isEventType);
   for (const type of types) {
-    const schema = JSON.stringify(JSON.parse(fs.readFileSync(path.join(dir, `${type}.avsc`), 'utf8')));
+    const schema = JSON.stringify(loadSchemaFrom(dir, type));
     const subject = subjectFor(topicFor(type, topicPrefix));
     const response = await fetch(`${registryUrl}/subjects/${subject}/versions`, {
       method: 'POST',

@@ -1,5 +1,4 @@
-import type { Envelope } from './envelope';
-import { DomainEvent, eventTypes, EventType } from './generated/event-types';
+import { DomainEvent, Envelope, eventTypes, EventType } from './generated/event-types';
 
 export function isEventType(value: string): value is EventType {
   return (eventTypes as readonly string[]).includes(value);

@@ -1,6 +1,5 @@
-import { eventTypes } from './generated/event-types';
+import { envelopeFields, eventTypes } from './generated/event-types';
 import { subjectFor, topicFor } from './event-types';
-import { envelopeFields } from './envelope';
 import { loadSchema } from './schemas';
 
 describe('topics and subjects', () => {

@@ -1,4 +1,3 @@
-export * from './envelope';
 export * from './event-types';
 export * from './generated/event-types';
 export * from './schemas';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Envelope } from './envelope';
+import type { Envelope } from './generated/event-types';
 import type { EventBody, EventOf } from './event-types';
 import type { EventType } from './generated/event-types';
 
