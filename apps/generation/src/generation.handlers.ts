@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EventHandlers, HandlerSource, setBased } from '@app/messaging';
+import { HandlersOf, HandlerSource, setBased } from '@app/messaging';
 import { recordDebits } from './reactions/quota-debited/record-debit.handler';
 import { recordRefusals } from './reactions/quota-rejected/record-refusal.handler';
 import { recordRequests } from './reactions/task-accepted/record-request.handler';
@@ -21,13 +21,13 @@ import { StartDueJobs } from './jobs/upsert-job';
  * - UserErasureRequested → the user's keys, inputs and reports gone, UserDataErased.
  */
 @Injectable()
-export class GenerationHandlers implements HandlerSource {
+export class GenerationHandlers implements HandlerSource<'generation'> {
   constructor(
     private readonly worker: GenerationWorker,
     private readonly cleanup: FailedJobCleanup,
   ) {}
 
-  handlers(): EventHandlers {
+  handlers(): HandlersOf<'generation'> {
     // A job made due starts in the same transaction when the worker has a slot; otherwise the commit wakes it.
     const startDue: StartDueJobs = (trx, jobs) => this.worker.startInTransaction(trx, jobs);
     return {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EventHandlers, HandlerSource, setBased } from '@app/messaging';
+import { HandlersOf, HandlerSource, setBased } from '@app/messaging';
 import { WebhookDeliveryWorker } from './delivery/webhook-delivery.worker';
 import { notifyUsers } from './reactions/task-outcome/notify-user.handler';
 import { forgetWebhook } from './reactions/user-erasure-requested/forget-webhook.handler';
@@ -11,10 +11,10 @@ import { forgetWebhook } from './reactions/user-erasure-requested/forget-webhook
  *   (NotificationSent), UserDataErased.
  */
 @Injectable()
-export class NotificationHandlers implements HandlerSource {
+export class NotificationHandlers implements HandlerSource<'notification'> {
   constructor(private readonly deliveries: WebhookDeliveryWorker) {}
 
-  handlers(): EventHandlers {
+  handlers(): HandlersOf<'notification'> {
     const wakeDeliveries = () => this.deliveries.wake();
     return {
       TaskCompleted: setBased<'TaskCompleted'>((events, context) => notifyUsers(events, context, wakeDeliveries)),

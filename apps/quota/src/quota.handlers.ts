@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EventHandlers, HandlerSource, setBased } from '@app/messaging';
+import { HandlersOf, HandlerSource, setBased } from '@app/messaging';
 import { answerErasure } from './reactions/user-erasure-requested/answer-erasure.handler';
 import { closeTimedOut } from './reactions/task-timed-out/close-timed-out.handler';
 import { debitQuota } from './reactions/task-accepted/debit-quota.handler';
@@ -19,10 +19,10 @@ import { QUOTA_CONFIG, QuotaConfig } from './quota.config';
  * - UserErasureRequested → UserDataErased (quota keeps nothing personal).
  */
 @Injectable()
-export class QuotaHandlers implements HandlerSource {
+export class QuotaHandlers implements HandlerSource<'quota'> {
   constructor(@Inject(QUOTA_CONFIG) private readonly config: QuotaConfig) {}
 
-  handlers(): EventHandlers {
+  handlers(): HandlersOf<'quota'> {
     return {
       TaskAccepted: setBased<'TaskAccepted'>((events, context) => debitQuota(events, context, this.config.defaultQuota)),
       GenerationSucceeded: setBased(settleTask),

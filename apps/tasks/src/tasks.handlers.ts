@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { KNEX } from '@app/database';
 import type { EventType } from '@app/events';
 import { EventCodec } from '@app/kafka';
-import { EventHandlers, HandlerSource, KAFKA, outbox, setBased } from '@app/messaging';
+import { HandlersOf, HandlerSource, KAFKA, outbox, setBased } from '@app/messaging';
 import { PartnerDirectory } from './partners/partner-directory';
 import { adoptCancel } from './reactions/task-cancel-requested/adopt-cancel.handler';
 import { adoptRequest } from './reactions/task-requested/adopt-request.handler';
@@ -24,7 +24,7 @@ import { PERSONAL_DATA, PersonalData } from '@app/personal-data';
  * An outcome of a partner's user is also published on that partner's own topic (see PartnerDirectory).
  */
 @Injectable()
-export class TasksHandlers implements HandlerSource, OnModuleDestroy {
+export class TasksHandlers implements HandlerSource<'tasks'>, OnModuleDestroy {
   private readonly partners: PartnerDirectory;
 
   constructor(
@@ -46,7 +46,7 @@ export class TasksHandlers implements HandlerSource, OnModuleDestroy {
     await this.partners.stop();
   }
 
-  handlers(): EventHandlers {
+  handlers(): HandlersOf<'tasks'> {
     const timeline = setBased<EventType>(recordInTimeline);
     const requester = (topic: string) => this.partners.requesterOf(topic);
     return {

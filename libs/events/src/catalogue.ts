@@ -14,7 +14,7 @@ export type ServicePrincipal = 'tasks' | 'quota' | 'generation' | 'notification'
  * What each service writes and reads: its ACLs are exactly these (plus its own group and dead-letter
  * topic), and a service provisions nothing itself.
  */
-export const serviceEvents: Record<ServicePrincipal, { produces: EventType[]; consumes: EventType[] }> = {
+const catalogue = {
   tasks: {
     produces: [
       'TaskAccepted',
@@ -50,7 +50,20 @@ export const serviceEvents: Record<ServicePrincipal, { produces: EventType[]; co
     consumes: ['TaskAccepted', 'QuotaDebited', 'QuotaRejected', 'TaskTimedOut', 'TaskCancelled', 'UserDataKey', 'UserErasureRequested'],
   },
   notification: { produces: ['NotificationSent', 'UserDataErased'], consumes: ['TaskCompleted', 'TaskFailed', 'UserErasureRequested'] },
-};
+} as const satisfies Record<ServicePrincipal, ServiceEvents>;
+
+export interface ServiceEvents {
+  produces: readonly EventType[];
+  consumes: readonly EventType[];
+}
+
+export const serviceEvents: Record<ServicePrincipal, ServiceEvents> = catalogue;
+
+/**
+ * The events `S` consumes, as a type: a service's handler map is typed from it (@app/messaging's
+ * HandlersOf), so that an event added here must be handled, and one not here cannot be.
+ */
+export type ConsumedBy<S extends ServicePrincipal> = (typeof catalogue)[S]['consumes'][number];
 
 /** The outside world's topics: it requests and cancels, and reads outcomes and refusals. */
 export const externalEvents = {

@@ -5,7 +5,7 @@
  * and the relay benchmark reach the parts through `@app/messaging/testing`.
  */
 export { KAFKA, MessagingModule, type HandlerSource } from './messaging.module';
-export { setBased, type BatchContext, type EventHandlers, type HandlerContext } from './inbox/event-handlers';
+export { setBased, type BatchContext, type EventHandlers, type HandlerContext, type HandlersOf } from './inbox/event-handlers';
 export { outbox } from './outbox/outbox';
 export type { OutboxWrite } from './outbox/add-to-outbox';
 export { messagingMigrations } from './messaging.migrations';

@@ -8,12 +8,12 @@ import { createKafka, ensureTopics, EventCodec } from '@app/kafka';
 import { exponentialDelay } from '@app/timing';
 import { withDeadline } from '@app/timing';
 import { ConsumerRunner } from './inbox/consumer.runner';
-import { EventHandlers } from './inbox/event-handlers';
+import { EventHandlers, HandlersOf } from './inbox/event-handlers';
 import { pruneInbox } from './inbox/prune-inbox';
 import { loadMessagingConfig, MessagingConfig } from './messaging.config';
 import { MessagingHealth } from './messaging-health';
 import { OutboxRelay } from './outbox/outbox.relay';
-import { consumerGroupsOf, eventTypes, serviceEvents } from '@app/events';
+import { consumerGroupsOf, eventTypes, ServicePrincipal, serviceEvents } from '@app/events';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export const KAFKA = Symbol('KAFKA');
@@ -22,8 +22,8 @@ export const MESSAGING_CONFIG = Symbol('MESSAGING_CONFIG');
 export const CONSUMERS = Symbol('CONSUMERS');
 
 /** A service's handlers, as an injectable so that they can use the service's own providers. */
-export interface HandlerSource {
-  handlers(): EventHandlers;
+export interface HandlerSource<S extends ServicePrincipal> {
+  handlers(): HandlersOf<S>;
   /** Topics to read besides the handled types' own (see ConsumerOptions.moreTopics). */
   moreTopics?(): Promise<string[]>;
 }
@@ -37,16 +37,16 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
   private readonly logger = new Logger('messaging');
   private inboxPruning?: NodeJS.Timeout;
 
-  static forRoot(handlers?: Type<HandlerSource>): DynamicModule {
+  static forRoot<S extends ServicePrincipal>(handlers?: Type<HandlerSource<S>>): DynamicModule {
     const consumerProviders = handlers
       ? [
           handlers,
           {
             provide: CONSUMERS,
             inject: [KNEX, KAFKA, EventCodec, MESSAGING_CONFIG, SERVICE_CONFIG, handlers],
-            useFactory: (knex: Knex, kafka: Kafka, codec: EventCodec, messaging: MessagingConfig, config: ServiceConfig, source: HandlerSource) => {
+            useFactory: (knex: Knex, kafka: Kafka, codec: EventCodec, messaging: MessagingConfig, config: ServiceConfig, source: HandlerSource<S>) => {
               const { bookkeepingFetch, ...consumer } = messaging.consumer;
-              const handled = source.handlers();
+              const handled: EventHandlers = source.handlers();
               return consumerGroupsOf(config.service).map(
                 ({ group, reads, bookkeeping }) =>
                   new ConsumerRunner(knex, kafka, codec, {

@@ -13,12 +13,12 @@ import { createRootLogger, loggingModule } from './logging';
 import { OutboxController } from './outbox.controller';
 import { RequestHygieneInterceptor } from './request-hygiene.interceptor';
 
-export interface ServiceOptions {
-  service: ServiceName;
+export interface ServiceOptions<S extends ServiceName> {
+  service: S;
   /** All of the service's migrations, the messaging tables (outbox, inbox) among them. */
   migrations: Migration[];
   /** The events the service reacts to, if any. */
-  handlers?: Type<HandlerSource>;
+  handlers?: Type<HandlerSource<S>>;
   /** The service's own shared providers (its config, say): global, so its handlers can inject them. */
   providers?: Array<Provider & { provide: symbol | string | Type<unknown> }>;
 }
@@ -35,7 +35,7 @@ export class ServiceModule implements OnApplicationShutdown {
 
   constructor(@Inject(KNEX) private readonly knex: Knex) {}
 
-  static forRoot(options: ServiceOptions): DynamicModule {
+  static forRoot<S extends ServiceName>(options: ServiceOptions<S>): DynamicModule {
     return {
       module: ServiceModule,
       global: true,

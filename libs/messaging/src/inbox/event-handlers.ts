@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { DomainEvent, EventOf, EventType } from '@app/events';
+import type { ConsumedBy, DomainEvent, EventOf, EventType, ServicePrincipal } from '@app/events';
 import type { OutboxWrite } from '../outbox/add-to-outbox';
 
 export interface HandlerContext {
@@ -58,7 +58,16 @@ export function setBased<T extends EventType>(handle: (events: Array<EventOf<T>>
  * One handler per event type a consumer reacts to; the consumer subscribes to exactly these topics.
  * A set-based handler of any event (a projection) may stand for several types.
  */
-export type EventHandlers = { [T in EventType]?: EventHandler<T> | SetBasedHandler<T> | SetBasedHandler<EventType> };
+export type EventHandlers = { [T in EventType]?: HandlerOf<T> };
+
+type HandlerOf<T extends EventType> = EventHandler<T> | SetBasedHandler<T> | SetBasedHandler<EventType>;
+
+/**
+ * A service's handler map, typed from the catalogue (@app/events' serviceEvents): one handler for
+ * each event the service consumes, none for another. An event added to what it consumes makes the
+ * compiler point here.
+ */
+export type HandlersOf<S extends ServicePrincipal> = { [T in ConsumedBy<S>]: HandlerOf<T> };
 
 export function isSetBased(handler: EventHandler<EventType> | SetBasedHandler<EventType>): handler is SetBasedHandler<EventType> {
   return (handler as SetBasedHandler<EventType>).setBased === true;
