@@ -1,4 +1,5 @@
 import { DomainEvent, identityProblems } from '@app/events';
+import { eventOfKind } from '@app/quota-ledger';
 import type { AuditReport, InvariantName, Violation } from './audit-report';
 import { EventIdSet, idBytes, Mark, MarkArena } from './off-heap';
 
@@ -7,8 +8,8 @@ const kindOf: Record<string, number> = {
   TaskCompleted: 1,
   TaskFailed: 2,
   TaskRejected: 3,
-  QuotaDebited: 4,
-  QuotaRefunded: 5,
+  [eventOfKind.debit]: 4,
+  [eventOfKind.refund]: 5,
   GenerationFailed: 6,
   GenerationSucceeded: 7,
   TaskCancelled: 12,

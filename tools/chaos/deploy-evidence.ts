@@ -1,3 +1,4 @@
+import type { LedgerKind } from '@app/quota-ledger';
 import { createKnex } from '@app/database';
 import { databaseUrlFor } from '../stack/postgres';
 import type { StackConfig } from '../stack/stack.config';
@@ -49,7 +50,7 @@ export async function ledgerWhileMixed(stack: StackConfig, history: HistoryEntry
       `select kind, count(*)::int as n from quota_ledger where created_at between ? and ? group by kind`,
       [new Date(Math.min(...steps)), new Date(Math.max(...steps))],
     );
-    const of = (kind: string) => rows.find((row) => row.kind === kind)?.n ?? 0;
+    const of = (kind: LedgerKind) => rows.find((row) => row.kind === kind)?.n ?? 0;
     return { grants: of('grant'), debits: of('debit') };
   } finally {
     await db.destroy();

@@ -1,5 +1,6 @@
 import { identityProblems, isTaskEvent, keyEventTypes, topicFor } from '@app/events';
 import { errorCodes } from '@app/failures';
+import { balanceMove, kindOfEvent } from '@app/quota-ledger';
 import { audit } from '../audit/audit-invariants';
 import type { CancelOp, DeliveryEntry, EffectEntry, PublishOp, SubmitOp } from './history';
 import type { Evidence, InvariantResult, PlacedEvent } from './checked-evidence';
@@ -126,18 +127,18 @@ function cancelsAndBalances({ evidence, firstOf, byTask, typesOf, report }: Read
       .map((c) => `task ${c.taskId}: cancel answered 409 (${c.state}), but the task was cancelled`),
   ]);
 
-  const debitsOf = (user: string, type: string) => firstOf.filter((p) => p.event.userId === user && p.event.eventType === type).length;
+  // What quota's events say each balance moved by: one unit for each debit and refund.
+  const expected = (user: string) =>
+    firstOf.reduce((balance, { event }) => {
+      const kind = event.userId === user ? kindOfEvent(event.eventType) : undefined;
+      return balance + (kind ? balanceMove[kind] : 0);
+    }, evidence.granted);
   report(
     'BALANCE_WITHIN_GRANT',
     'each balance is granted − debits + refunds, and within 0..granted',
     evidence.balances
-      .filter(
-        (b) =>
-          b.balance < 0 ||
-          b.balance > evidence.granted ||
-          b.balance !== evidence.granted - debitsOf(b.user, 'QuotaDebited') + debitsOf(b.user, 'QuotaRefunded'),
-      )
-      .map((b) => `${b.user}: balance ${b.balance}, expected ${evidence.granted - debitsOf(b.user, 'QuotaDebited') + debitsOf(b.user, 'QuotaRefunded')}`),
+      .filter((b) => b.balance < 0 || b.balance > evidence.granted || b.balance !== expected(b.user))
+      .map((b) => `${b.user}: balance ${b.balance}, expected ${expected(b.user)}`),
   );
 }
 

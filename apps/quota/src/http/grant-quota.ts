@@ -1,3 +1,4 @@
+import { LedgerKind } from '@app/quota-ledger';
 import { HttpStatus, UnprocessableEntityException } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { balancesStored, lockAccounts, QuotaSummary, summarise } from '../ledger/quota-account';
@@ -29,7 +30,9 @@ export async function grantQuota(knex: Knex, userId: string, amount: number, key
     if (balance + amount > maxBalance) {
       throw new UnprocessableEntityException(`a grant of ${amount} would take ${userId}'s balance past ${maxBalance}, more than the events can carry`);
     }
-    const [row] = await trx('quota_ledger').insert({ user_id: userId, kind: 'grant', amount, grant_key: key }).returning('id');
+    const [row] = await trx('quota_ledger')
+      .insert({ user_id: userId, kind: 'grant' satisfies LedgerKind, amount, grant_key: key })
+      .returning('id');
     await balancesStored(trx, new Map([[userId, balance + amount]]));
     const answer = await summarise(trx, userId);
     await trx('quota_ledger')

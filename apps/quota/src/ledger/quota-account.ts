@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { LedgerKind, perTaskKinds } from '@app/quota-ledger';
 import type { TaskLedger } from './quota.rules';
 
 export interface QuotaSummary {
@@ -7,11 +8,6 @@ export interface QuotaSummary {
   debited: number;
   refunded: number;
 }
-
-export type LedgerKind = 'grant' | 'debit' | 'refund' | 'rejection' | 'settled';
-
-/** The ledger kinds written once per task: what the unique index quota_ledger_one_per_task covers. */
-const perTaskKinds: LedgerKind[] = ['debit', 'refund', 'rejection', 'settled'];
 
 /**
  * Locks the users' accounts for the rest of the transaction, in key order (two batches never wait on
@@ -38,7 +34,7 @@ export async function lockAccounts(trx: Knex.Transaction, userIds: Iterable<stri
     .ignore()
     .returning('user_id');
   if (created.length > 0 && defaultQuota > 0) {
-    await trx('quota_ledger').insert(created.map((row) => ({ user_id: row.user_id, kind: 'grant', amount: defaultQuota })));
+    await trx('quota_ledger').insert(created.map((row) => ({ user_id: row.user_id, kind: 'grant' satisfies LedgerKind, amount: defaultQuota })));
   }
   // Those made by another transaction meanwhile are waited for like any other holder.
   for (const [id, balance] of await lock(missing)) balances.set(id, balance);
@@ -64,7 +60,7 @@ export async function summarise(db: Knex | Knex.Transaction, userId: string): Pr
   const account = await db('quota_accounts').where({ user_id: userId }).first('balance');
   const rows: Array<{ kind: LedgerKind; total: string }> = await db('quota_ledger')
     .where({ user_id: userId })
-    .whereIn('kind', ['debit', 'refund'])
+    .whereIn('kind', ['debit', 'refund'] satisfies LedgerKind[])
     .groupBy('kind')
     .select('kind', db.raw('sum(amount) as total'));
   const total = (kind: LedgerKind) => Number(rows.find((r) => r.kind === kind)?.total ?? 0);
@@ -76,7 +72,7 @@ export async function loadTaskLedgers(db: Knex | Knex.Transaction, taskIds: Iter
   const ids = [...new Set([...taskIds].map((id) => id.toLowerCase()))];
   const rows: Array<{ task_id: string; kind: LedgerKind; user_id: string; amount: number }> = await db('quota_ledger')
     .whereIn('task_id', ids)
-    .whereIn('kind', perTaskKinds)
+    .whereIn('kind', [...perTaskKinds])
     .select('task_id', 'kind', 'user_id', 'amount');
   const ledgers = new Map<string, TaskLedger>(ids.map((id) => [id, { rejected: false, refunded: false, settled: false }]));
   for (const row of rows) {

@@ -2,10 +2,12 @@ import { quotaRefunds } from '@app/metrics';
 import { inOneStatement } from '@app/database';
 import { causedBy, DomainEvent } from '@app/events';
 import type { BatchContext } from '@app/messaging';
+import { LedgerKind } from '@app/quota-ledger';
 import { balancesStored } from './quota-account';
 import type { QuotaBook, QuotaDecision } from './quota.rules';
 
-const ledgerKind = { debit: 'debit', reject: 'rejection', refund: 'refund', settle: 'settled' } as const;
+/** The ledger row each of quota.rules' decisions writes. */
+const ledgerKind: Record<Exclude<QuotaDecision['kind'], 'nothing'>, LedgerKind> = { debit: 'debit', reject: 'rejection', refund: 'refund', settle: 'settled' };
 
 /**
  * Writes what quota.rules decided for a batch by one statement: its ledger rows, the balances they
