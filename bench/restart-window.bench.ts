@@ -12,7 +12,7 @@
  */
 import { Logger } from '@nestjs/common';
 import { defaults, serviceNames } from '@app/config';
-import { consumerGroupsOf } from '@app/events';
+import { consumerGroupsOf } from '@app/catalogue';
 import { EventCodec } from '@app/kafka';
 import { Platform } from '../test/support/platform';
 import { RunningService, stopService } from '../tools/run/service-process';

@@ -1,6 +1,6 @@
 import { PlatformError } from '@app/failures';
 import { readDeadLetters, redriveProgress, RedriveOptions, requestRedrive } from '@app/dead-letters';
-import { redriveRequestTopic } from '@app/events';
+import { redriveRequestTopic } from '@app/catalogue';
 import { MessagingWorld, taskRequested } from './support/messaging-world';
 import { waitFor } from './support/wait-for';
 

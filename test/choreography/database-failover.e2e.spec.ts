@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { deadLetterTopicFor } from '@app/events';
+import { deadLetterTopicFor } from '@app/catalogue';
 import { Platform } from '../support/platform';
 import { waitFor } from '../support/wait-for';
 

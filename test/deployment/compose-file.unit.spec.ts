@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { kafkaPrincipals } from '@app/events';
+import { kafkaPrincipals } from '@app/catalogue';
 import * as path from 'node:path';
 import { load } from 'js-yaml';
 import { gateRules } from '../../tools/stack/registry-gate';

@@ -1,7 +1,8 @@
 import { ConfigResourceTypes } from 'kafkajs';
 import { provisionTopicsAndAcls } from '@app/kafka-admin';
 import { defaults } from '@app/config';
-import { deadLetterTopicFor, topicFor } from '@app/events';
+import { topicFor } from '@app/events';
+import { deadLetterTopicFor } from '@app/catalogue';
 import { createKafka } from '@app/kafka';
 import { removeTestData } from '../support/remove-test-data';
 import { uniqueSuffix } from '../support/unique';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, Producer } from 'kafkajs';
 import { defaults } from '@app/config';
-import { EventOf, EventType, newEvent, PartnerPrincipal, partnerPrincipal, partnerTopicFor } from '@app/events';
+import { EventOf, EventType, newEvent } from '@app/events';
+import { PartnerPrincipal, partnerPrincipal, partnerTopicFor } from '@app/catalogue';
 import { EventCodec, localKafkaCredentials, localRegistryCredentials } from '@app/kafka';
 import { addPartner, removePartner } from '../../tools/stack/partners';
 import { loadStackConfig } from '../../tools/stack/stack.config';

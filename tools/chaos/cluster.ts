@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { ServicePrincipal } from '@app/events';
+import { ServicePrincipal } from '@app/catalogue';
 import { localKafkaEnv, localRegistryEnv } from '@app/kafka';
 import type { Release } from '../deploy/release';
 import { AppName, RunningService, startService, stopService, waitForHealth } from '../run/service-process';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { logLevel } from 'kafkajs';
-import { DomainEvent, namespaceOf, newEvent, PartnerPrincipal, partnerPrincipal, partnerTopicFor, topicFor } from '@app/events';
+import { DomainEvent, newEvent, topicFor } from '@app/events';
+import { namespaceOf, PartnerPrincipal, partnerPrincipal, partnerTopicFor } from '@app/catalogue';
 import { createKafka, EventCodec, IdempotentProducer, localKafkaCredentials, localRegistryCredentials } from '@app/kafka';
 import { kafkaBootstrap, registryUrl, StackConfig } from '../stack/stack.config';
 import type { Behaviour, History } from './history';

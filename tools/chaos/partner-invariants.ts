@@ -1,4 +1,4 @@
-import { namespaceOf, partnerTopicFor, partnerTopicOf } from '@app/events';
+import { namespaceOf, partnerTopicFor, partnerTopicOf } from '@app/catalogue';
 import type { PublishOp } from './history';
 import type { Evidence, InvariantResult, PlacedEvent } from './checked-evidence';
 import { campaignPartners } from './outside-systems';

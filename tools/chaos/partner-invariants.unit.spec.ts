@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { DomainEvent, EventBody, EventType, newEvent, partnerTopicFor, topicFor } from '@app/events';
+import { DomainEvent, EventBody, EventType, newEvent, topicFor } from '@app/events';
+import { partnerTopicFor } from '@app/catalogue';
 import type { HistoryEntry } from './history';
 import type { Evidence, PlacedEvent } from './invariants';
 import { partnerInvariants } from './partner-invariants';

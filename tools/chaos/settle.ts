@@ -1,6 +1,7 @@
 import type { Admin } from 'kafkajs';
 import { createKnex } from '@app/database';
-import { consumerGroupsOf, topicFor } from '@app/events';
+import { topicFor } from '@app/events';
+import { consumerGroupsOf } from '@app/catalogue';
 import { terminalStates } from '@app/task-state';
 import { databaseUrlFor } from '../stack/postgres';
 import type { StackConfig } from '../stack/stack.config';

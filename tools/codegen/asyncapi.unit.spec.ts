@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import { eventTypes, topicFor, externalEvents, serviceEvents } from '@app/events';
+import { eventTypes, topicFor } from '@app/events';
+import { externalEvents, serviceEvents } from '@app/catalogue';
 import { renderAsyncApi } from './render-asyncapi';
 
 const root = path.resolve(__dirname, '..', '..');

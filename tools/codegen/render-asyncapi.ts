@@ -1,5 +1,6 @@
 import { stringify } from 'yaml';
-import { deadLetterTopicFor, EventType, eventTypes, externalEvents, loadSchema, serviceEvents, topicFor } from '@app/events';
+import { EventType, eventTypes, loadSchema, topicFor } from '@app/events';
+import { deadLetterTopicFor, externalEvents, serviceEvents } from '@app/catalogue';
 
 const producersOf = (type: EventType) =>
   Object.entries(serviceEvents)

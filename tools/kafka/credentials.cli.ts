@@ -1,5 +1,5 @@
 import { localKafkaEnv, localRegistryEnv } from '@app/kafka';
-import { KafkaPrincipal, kafkaPrincipals, PartnerPrincipal } from '@app/events';
+import { KafkaPrincipal, kafkaPrincipals, PartnerPrincipal } from '@app/catalogue';
 import { localAuthFiles } from '@app/auth';
 
 /**

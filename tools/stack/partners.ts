@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { localAuthFiles } from '@app/auth';
-import { partnerNamePattern, partnerPrincipal } from '@app/events';
+import { partnerNamePattern, partnerPrincipal } from '@app/catalogue';
 import { createKafka, localKafkaCredentials } from '@app/kafka';
 import { applyGrants, partnerAclPlan, provisionPartner } from '@app/kafka-admin';
 import { javaClasspathArgs } from './kafka';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { kafkaPrincipals } from '@app/events';
+import { kafkaPrincipals } from '@app/catalogue';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 

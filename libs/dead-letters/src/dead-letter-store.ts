@@ -1,6 +1,6 @@
 import type { IHeaders, Kafka } from 'kafkajs';
 import { readToEnd } from '@app/kafka-admin';
-import { deadLetterTopicFor, redriveLogTopic } from '@app/events';
+import { deadLetterTopicFor, redriveLogTopic } from '@app/catalogue';
 import { deadLetterHeaders } from './dead-letter-format';
 
 /** How many times a message was re-driven; carried on, so a dead letter that failed again shows it. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
-import { redriveRequestTopic } from '@app/events';
+import { redriveRequestTopic } from '@app/catalogue';
 import { DeadLetter, DeadLetterFilter, matches, readDeadLetters, readRedriveLog, RedriveLogEntry } from './dead-letter-store';
 
 /** What an operator asks a service to handle again: a filter, or letters by id. */

@@ -1,5 +1,5 @@
 import type { Kafka } from 'kafkajs';
-import { partnerNamePattern, partnerPrincipal, partnerTopics } from '@app/events';
+import { partnerNamePattern, partnerPrincipal, partnerTopics } from '@app/catalogue';
 import { ensureTopics } from '@app/kafka';
 import { applyGrants, Grant } from './provision';
 import { outsideRequestRetentionMs } from './provisioning.config';

@@ -1,19 +1,16 @@
 import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Admin, Kafka, ResourcePatternTypes } from 'kafkajs';
+import { EventType, eventTypes, keyEventTypes, topicFor } from '@app/events';
 import {
   deadLetterTopicFor,
-  EventType,
-  eventTypes,
   externalEvents,
   KafkaPrincipal,
   PartnerPrincipal,
-  keyEventTypes,
   redriveLogTopic,
   redriveRequestTopic,
   serviceEvents,
   consumerGroupsOf,
   ServicePrincipal,
-  topicFor,
-} from '@app/events';
+} from '@app/catalogue';
 import { ensureTopics } from '@app/kafka';
 import { keyCompactionAfterMs, legacyExternalOn, outsideRequestRetentionMs } from './provisioning.config';
 import { setTimeout as sleep } from 'node:timers/promises';

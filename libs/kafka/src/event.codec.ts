@@ -1,7 +1,8 @@
 import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import * as avro from 'avsc';
 import TimeoutMiddleware from 'mappersmith/middleware/timeout';
-import { DomainEvent, EventType, eventTypes, isEventType, loadSchema, partnerTopicOf, subjectFor, topicFor } from '@app/events';
+import { DomainEvent, EventType, eventTypes, isEventType, loadSchema, subjectFor, topicFor } from '@app/events';
+import { partnerTopicOf } from '@app/catalogue';
 import { retry, withDeadline, withJitter } from '@app/timing';
 import { isInfrastructureError, PlatformError } from '@app/failures';
 import { basicAuthorization, registryAuthFromEnv, RegistryCredentials } from './security/registry-credentials';

@@ -13,7 +13,8 @@ import { pruneInbox } from './inbox/prune-inbox';
 import { loadMessagingConfig, MessagingConfig } from './messaging.config';
 import { MessagingHealth } from './messaging-health';
 import { OutboxRelay } from './outbox/outbox.relay';
-import { consumerGroupsOf, eventTypes, ServicePrincipal, serviceEvents } from '@app/events';
+import { eventTypes } from '@app/events';
+import { consumerGroupsOf, ServicePrincipal, serviceEvents } from '@app/catalogue';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export const KAFKA = Symbol('KAFKA');

@@ -77,7 +77,7 @@ export const consumerBatches = new Counter({ name: 'consumer_batches_total', hel
 export const consumerBatchMessages = new Counter({ name: 'consumer_batch_messages_total', help: 'Messages in the batches Kafka handed the consumers' });
 export const consumerTransactions = new Counter({
   name: 'consumer_transactions_total',
-  help: 'Transactions that committed messages together (the batches of one partition, or gathered from several)',
+  help: 'Transactions that committed messages together (the batches of one partition, or merged from several)',
 });
 export const consumerTransactionMessages = new Counter({ name: 'consumer_transaction_messages_total', help: 'Messages those transactions committed' });
 export const relayRequests = new Counter({ name: 'relay_requests_total', help: 'Produce requests the outbox relay sent' });

@@ -1,7 +1,7 @@
 import { BadRequestException, CallHandler, ExecutionContext, Injectable, NestInterceptor, UnsupportedMediaTypeException } from '@nestjs/common';
 import type { Request } from 'express';
 import type { Observable } from 'rxjs';
-import { unstorableTextAt } from '@app/events';
+import { unstorableTextAt } from '@app/text';
 
 /**
  * No body of ours needs more (an input is at most 32 levels, one below the body's top). Deeper, a

@@ -1,7 +1,8 @@
 import { generationSlotWaitSeconds, retries } from '@app/metrics';
 import { afterCommit, inOneStatement } from '@app/database';
 import type { Knex } from 'knex';
-import { capText, DomainEvent, newEvent } from '@app/events';
+import { DomainEvent, newEvent } from '@app/events';
+import { capText } from '@app/text';
 import { outbox } from '@app/messaging';
 import { childTraceparent, openSpan, traceparentFor, traceparentOf } from '@app/tracing';
 import type { ModelOutcome } from '../model/model-outcome.rules';

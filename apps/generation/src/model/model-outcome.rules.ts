@@ -1,4 +1,4 @@
-import { capText } from '@app/events';
+import { capText } from '@app/text';
 import { ErrorCode, errorCodes } from '@app/failures';
 
 export type ModelOutcome = { ok: true; content: string } | { ok: false; code: ErrorCode; retriable: boolean; message: string };

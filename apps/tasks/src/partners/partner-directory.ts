@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Admin, Kafka } from 'kafkajs';
-import { DomainEvent, EventType, namespaceOf, partnerTopicFor, partnerTopicOf, partnerTopics } from '@app/events';
+import { DomainEvent, EventType } from '@app/events';
+import { namespaceOf, partnerTopicFor, partnerTopicOf, partnerTopics } from '@app/catalogue';
 
 /** Outcomes that follow a task to its user's partner; refusals go to the partner that asked (see the reactions). */
 const followsTheUser: EventType[] = ['TaskCompleted', 'TaskFailed'];

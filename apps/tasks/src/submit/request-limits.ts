@@ -1,4 +1,4 @@
-import { unstorableTextAt } from '@app/events';
+import { unstorableTextAt } from '@app/text';
 
 export interface InputLimits {
   /** The largest input text, in UTF-8 bytes: HTTP_BODY_LIMIT, which caps what POST /tasks can carry. */

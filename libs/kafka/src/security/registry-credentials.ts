@@ -1,5 +1,5 @@
 import { localAuthFiles } from '@app/auth';
-import type { KafkaPrincipal, PartnerPrincipal } from '@app/events';
+import type { KafkaPrincipal, PartnerPrincipal } from '@app/catalogue';
 import { localPassword, passwordFromFile } from './secret-files';
 
 /**

@@ -3,7 +3,7 @@ import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { EventType } from '@app/events';
 import type { EventCodec } from '@app/kafka';
 import { EventHandlers } from './event-handlers';
-import { Gathering } from './gathering';
+import { BatchMerger } from './batch-merger';
 import { BatchControl, Delivery, MessageDelivery } from './message-delivery';
 import { OffsetCommits } from './offset-commits';
 
@@ -14,7 +14,7 @@ const maxTogether = 50;
 export interface BatchParts {
   handlers: EventHandlers;
   codec: EventCodec;
-  gathering: Gathering;
+  merger: BatchMerger;
   delivery: MessageDelivery;
   offsets: OffsetCommits;
   /** True once the runner is stopping. */
@@ -24,7 +24,7 @@ export interface BatchParts {
 /**
  * One batch kafkajs handed over: its messages together, in transactions of up to `maxTogether`, each
  * shared with the batches of other partitions that kafkajs handed over at the same moment for the
- * same reaction (see Gathering); when one fails, those not handled up to it one by one (retries,
+ * same reaction (see BatchMerger); when one fails, those not handled up to it one by one (retries,
  * dead letters and outages are handled there), then the rest together again. Offsets are resolved
  * as messages end, and committed by OffsetCommits.
  */
@@ -47,7 +47,7 @@ export async function handleBatch(payload: EachBatchPayload, parts: BatchParts):
   let rest = batch.messages;
   while (rest.length > 0 && control.stillOurs()) {
     const together = rest.slice(0, maxTogether);
-    const { handled, failure } = await parts.gathering.deliverTogether(reaction, { topic, partition, messages: together });
+    const { handled, failure } = await parts.merger.submit(reaction, { topic, partition, messages: together });
     for (const message of together.slice(0, handled)) await done(message, 'handled');
     if (failure) {
       for (let i = handled; i <= failure.index; i++) {

@@ -1,11 +1,12 @@
 import { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
 import type { Consumer, Kafka } from 'kafkajs';
-import { deadLetterTopicFor, eventTypes, redriveLogTopic, redriveRequestTopic } from '@app/events';
+import { eventTypes } from '@app/events';
+import { deadLetterTopicFor, redriveLogTopic, redriveRequestTopic } from '@app/catalogue';
 import { exponentialDelay } from '@app/timing';
 import { ensureTopics, EventCodec, IdempotentProducer } from '@app/kafka';
 import { ConsumerProgress } from './consumer-progress';
-import { Gathering } from './gathering';
+import { BatchMerger } from './batch-merger';
 import { BatchParts, handleBatch } from './batch-handling';
 import { ConsumerStats, MessageAt, MessageDelivery } from './message-delivery';
 import { OffsetCommits } from './offset-commits';
@@ -16,8 +17,8 @@ import { carryOffsetsOver, groupConsumer } from './group-consumer';
 
 export type { ConsumerOptions, ConsumerStatus } from './consumer-options';
 
-/** Messages of several partitions handled in one transaction at most (see Gathering). */
-const maxGathered = 200;
+/** Messages of several partitions handled in one transaction at most (see BatchMerger). */
+const maxMerged = 200;
 /** How often handled messages' offsets are committed (see OffsetCommits). */
 const commitIntervalMs = 1000;
 
@@ -48,7 +49,7 @@ export class ConsumerRunner {
   private running?: Promise<void>;
   private wakeRunner?: () => void;
   private readonly delivery: MessageDelivery;
-  private readonly gathering: Gathering;
+  private readonly merger: BatchMerger;
   private readonly progress: ConsumerProgress;
   private readonly redrives?: RedriveRequests;
   private readonly offsets: OffsetCommits;
@@ -68,9 +69,9 @@ export class ConsumerRunner {
     this.offsets = new OffsetCommits(commitIntervalMs, this.logger);
     this.producer = new IdempotentProducer(kafka);
     this.delivery = new MessageDelivery(knex, codec, this.producer, this.deadLetterTopic, this.logger, options);
-    this.gathering = new Gathering((parts) => this.delivery.deliverGathered(parts), maxGathered);
+    this.merger = new BatchMerger((parts) => this.delivery.deliverMerged(parts), maxMerged);
     const { handlers } = options;
-    this.batchParts = { handlers, codec, gathering: this.gathering, delivery: this.delivery, offsets: this.offsets, stopping: () => this.stopping };
+    this.batchParts = { handlers, codec, merger: this.merger, delivery: this.delivery, offsets: this.offsets, stopping: () => this.stopping };
     const progress = options.progress ?? { intervalMs: 10_000, stallAfterMs: 120_000 };
     this.progress = new ConsumerProgress(kafka, this.groupId, () => this.assignment, progress, this.logger);
     // A dead letter asked for again goes through the same delivery as when it was first read.

@@ -1,10 +1,10 @@
 import type { DomainEvent } from '@app/events';
 import type { EventCodec } from '@app/kafka';
 import type { ConsumedMessage } from './consumed-message';
-import type { PartitionMessages } from './gathering';
+import type { PartitionMessages } from './batch-merger';
 import { decodeConsumed } from './decode-consumed';
 
-export interface Arrival {
+export interface DecodedMessage {
   event: DomainEvent;
   consumed: ConsumedMessage;
 }
@@ -14,8 +14,8 @@ export async function decodeInOrder(
   codec: EventCodec,
   consumer: string,
   { topic, partition, messages }: PartitionMessages,
-): Promise<{ arrivals: Arrival[]; undecodable?: { index: number; error: unknown } }> {
-  const arrivals: Arrival[] = [];
+): Promise<{ arrivals: DecodedMessage[]; undecodable?: { index: number; error: unknown } }> {
+  const arrivals: DecodedMessage[] = [];
   for (const message of messages) {
     try {
       arrivals.push({ event: await decodeConsumed(codec, { topic, message }), consumed: { consumer, topic, partition, message } });

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { ConsumedBy, DomainEvent, EventOf, EventType, ServicePrincipal } from '@app/events';
+import type { DomainEvent, EventOf, EventType } from '@app/events';
+import type { ConsumedBy, ServicePrincipal } from '@app/catalogue';
 import type { OutboxWrite } from '../outbox/add-to-outbox';
 
 export interface HandlerContext {

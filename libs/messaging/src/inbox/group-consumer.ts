@@ -14,7 +14,7 @@ export function groupConsumer(kafka: Kafka, groupId: string, options: Pick<Consu
     minBytes: options.fetch?.minBytes ?? 1,
     maxWaitTimeInMs: options.fetch?.maxWaitMs ?? fetchWaitMs,
     // kafkajs takes up to 10 MB a fetch from each broker (1 MB a partition): after a backlog, three
-    // brokers' answers were held at once in every consumer. A transaction gathers 200 messages at
+    // brokers' answers were held at once in every consumer. A transaction merges 200 messages at
     // most, so a fetch of 1 MB (256 KB a partition, ~600 events) still keeps it fed; a larger
     // message still comes alone.
     maxBytes: 1024 * 1024,

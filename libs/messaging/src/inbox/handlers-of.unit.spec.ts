@@ -1,4 +1,5 @@
-import { EventType, serviceEvents } from '@app/events';
+import { EventType } from '@app/events';
+import { serviceEvents } from '@app/catalogue';
 import { HandlersOf, setBased } from './event-handlers';
 
 /**

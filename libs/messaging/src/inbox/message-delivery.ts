@@ -5,14 +5,14 @@ import { BackoffPolicy, exponentialDelay } from '@app/timing';
 import { errorCodeOf, isInfrastructureError, isRetriable, PlatformError } from '@app/failures';
 import { EventCodec, type IdempotentProducer } from '@app/kafka';
 import { failSpan, inSpan, keepSpan, Span } from '@app/tracing';
-import { commitTogether } from './commit-together';
+import { commitInOneTransaction } from './commit-in-one-transaction';
 import { ConsumedMessage, consumerSpanOptions, inboxEntryOf } from './consumed-message';
 import { GivenUp, sendToDeadLetters } from './dead-letter';
-import { Reactions } from './reactions';
+import { HandlerDispatcher } from './handler-dispatcher';
 import { EventHandlers } from './event-handlers';
-import { PartitionMessages, TogetherOutcome } from './gathering';
+import { PartitionMessages, PartitionOutcome } from './batch-merger';
 import { pauseHeartbeating } from './pause-heartbeating';
-import { Arrival, decodeInOrder } from './decode-in-order';
+import { DecodedMessage, decodeInOrder } from './decode-in-order';
 import { recordInInbox } from './record-in-inbox';
 import { decodeConsumed } from './decode-consumed';
 
@@ -51,7 +51,7 @@ export type MessageAt = Omit<ConsumedMessage, 'consumer'>;
  */
 export class MessageDelivery {
   readonly stats: ConsumerStats = { processed: 0, duplicates: 0, retried: 0, deadLettered: 0, outages: 0 };
-  private readonly reactions: Reactions;
+  private readonly dispatcher: HandlerDispatcher;
 
   constructor(
     private readonly knex: Knex,
@@ -61,7 +61,7 @@ export class MessageDelivery {
     private readonly logger: Logger,
     private readonly options: DeliveryOptions,
   ) {
-    this.reactions = new Reactions(options.name, options.handlers, logger);
+    this.dispatcher = new HandlerDispatcher(options.name, options.handlers, logger);
   }
 
   /**
@@ -93,7 +93,7 @@ export class MessageDelivery {
   }
 
   private async tryDeliver(consumed: ConsumedMessage, control: BatchControl, failedTogether: unknown): Promise<Delivery> {
-    let arrival: Arrival;
+    let arrival: DecodedMessage;
     try {
       arrival = { event: await decodeConsumed(this.codec, consumed), consumed };
     } catch (error) {
@@ -101,7 +101,7 @@ export class MessageDelivery {
       await this.deadLetter(consumed, { errorCode: error.code, error, attempts: 1 });
       return 'dead-lettered';
     }
-    if (!this.reactions.handles(arrival.event.eventType)) return 'handled'; // cannot happen since values must match their topic; kept as a guard
+    if (!this.dispatcher.handles(arrival.event.eventType)) return 'handled'; // cannot happen since values must match their topic; kept as a guard
     // Delivered alone after a failure, or asked for again: a span kept whatever the trace share.
     const options = consumerSpanOptions(arrival.event, consumed);
     return inSpan(`process ${arrival.event.eventType}`, { ...options, facts: { ...options.facts, [keepSpan]: true } }, (span) =>
@@ -114,7 +114,7 @@ export class MessageDelivery {
    * Its own loop, not retry(): the wait heartbeats and may give the partition back, and the last
    * failure is dead-lettered rather than thrown.
    */
-  private async attempt(arrival: Arrival, control: BatchControl, span: Span, failedTogether: unknown): Promise<Delivery> {
+  private async attempt(arrival: DecodedMessage, control: BatchControl, span: Span, failedTogether: unknown): Promise<Delivery> {
     const { event, consumed } = arrival;
     for (let attempt = 1; ; attempt++) {
       span.setAttribute('attempt', attempt);
@@ -141,9 +141,9 @@ export class MessageDelivery {
   }
 
   /** The inbox row, and the handler when the event is new to this consumer; true when it was. */
-  private async handleIn(trx: Knex.Transaction, arrival: Arrival) {
+  private async handleIn(trx: Knex.Transaction, arrival: DecodedMessage) {
     const firstTime = await recordInInbox(trx, inboxEntryOf(arrival.event, arrival.consumed));
-    await this.reactions.reactToOne(trx, { ...arrival, firstTime });
+    await this.dispatcher.dispatchOne(trx, { ...arrival, firstTime });
     return firstTime;
   }
 
@@ -157,7 +157,7 @@ export class MessageDelivery {
    * named so that the caller delivers them one by one up to it, that one with `failedTogether`; when
    * the one at fault is not known, all of them, none with a failed attempt.
    */
-  async deliverTogether(part: PartitionMessages): Promise<TogetherOutcome> {
+  async deliverPartition(part: PartitionMessages): Promise<PartitionOutcome> {
     const decoded = await decodeInOrder(this.codec, this.options.name, part);
     if (decoded.arrivals.length === 0) return { handled: 0, failure: decoded.undecodable };
     const failure = await this.committedTogether(decoded.arrivals);
@@ -165,26 +165,26 @@ export class MessageDelivery {
   }
 
   /**
-   * Several partitions' messages for one reaction (see Gathering) in one transaction, each
+   * Several partitions' messages for one reaction (see BatchMerger) in one transaction, each
    * partition's in offset order. When that transaction fails, each partition is delivered on its
-   * own as deliverTogether does, so that what is at fault is found as it would have been.
+   * own as deliverPartition does, so that what is at fault is found as it would have been.
    */
-  async deliverGathered(parts: PartitionMessages[]): Promise<TogetherOutcome[]> {
-    if (parts.length === 1) return [await this.deliverTogether(parts[0])];
+  async deliverMerged(parts: PartitionMessages[]): Promise<PartitionOutcome[]> {
+    if (parts.length === 1) return [await this.deliverPartition(parts[0])];
     const decoded = await Promise.all(parts.map((part) => decodeInOrder(this.codec, this.options.name, part)));
     const arrivals = decoded.flatMap((part) => part.arrivals);
     if (arrivals.length > 0 && (await this.committedTogether(arrivals)) !== undefined) {
-      const outcomes: TogetherOutcome[] = [];
-      for (const part of parts) outcomes.push(await this.deliverTogether(part));
+      const outcomes: PartitionOutcome[] = [];
+      for (const part of parts) outcomes.push(await this.deliverPartition(part));
       return outcomes;
     }
     return decoded.map((part) => ({ handled: part.arrivals.length, failure: part.undecodable }));
   }
 
-  /** commitTogether, counted; the failure, if any. */
-  private async committedTogether(arrivals: Arrival[]) {
+  /** commitInOneTransaction, counted; the failure, if any. */
+  private async committedTogether(arrivals: DecodedMessage[]) {
     const started = process.hrtime.bigint();
-    const commit = await commitTogether(this.knex, this.reactions, arrivals);
+    const commit = await commitInOneTransaction(this.knex, this.dispatcher, arrivals);
     if ('failure' in commit) return commit.failure;
     const seconds = Number(process.hrtime.bigint() - started) / 1e9 / arrivals.length;
     consumerTransactions.inc();

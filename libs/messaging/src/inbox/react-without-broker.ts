@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
 import type { DomainEvent } from '@app/events';
-import { commitTogether } from './commit-together';
+import { commitInOneTransaction } from './commit-in-one-transaction';
 import type { EventHandlers } from './event-handlers';
-import { Reactions } from './reactions';
+import { HandlerDispatcher } from './handler-dispatcher';
 
 /**
  * Events of one type handed to a consumer's handlers as the delivery hands a batch over — their inbox rows, then
@@ -22,7 +22,7 @@ export async function reactWithoutBroker(knex: Knex, consumer: string, handlers:
       message: { key: null, value: null, offset: String(i), timestamp: '0', attributes: 0, headers: {} },
     },
   }));
-  const commit = await commitTogether(knex, new Reactions(consumer, handlers, new Logger(consumer)), arrivals);
+  const commit = await commitInOneTransaction(knex, new HandlerDispatcher(consumer, handlers, new Logger(consumer)), arrivals);
   if ('failure' in commit) throw commit.failure.error ?? new Error(`the batch of ${events.length} failed at its commit`);
   return commit.firstTimes;
 }

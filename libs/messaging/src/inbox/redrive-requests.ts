@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import type { Consumer, Kafka } from 'kafkajs';
-import { redriveLogTopic, redriveRequestTopic } from '@app/events';
+import { redriveLogTopic, redriveRequestTopic } from '@app/catalogue';
 import {
   DeadLetter,
   deadLetterHeaders,

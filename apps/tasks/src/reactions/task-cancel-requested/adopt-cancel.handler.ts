@@ -1,4 +1,5 @@
-import { causedBy, EventOf, mayActFor, partnerTopicFor } from '@app/events';
+import { causedBy, EventOf } from '@app/events';
+import { mayActFor, partnerTopicFor } from '@app/catalogue';
 import type { HandlerContext } from '@app/messaging';
 import { applyToTask } from '../../projection/apply-to-task';
 import { cancelTask, lockTaskToCancel } from '../../cancel/cancel-task';

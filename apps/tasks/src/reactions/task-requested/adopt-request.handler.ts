@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { causedBy, EventOf, mayActFor, partnerTopicFor } from '@app/events';
+import { causedBy, EventOf } from '@app/events';
+import { mayActFor, partnerTopicFor } from '@app/catalogue';
 import type { HandlerContext } from '@app/messaging';
 import { applyToTask } from '../../projection/apply-to-task';
 import { acceptanceOf } from '../../submit/acceptance';

@@ -1,4 +1,4 @@
-import type { EventType } from './generated/event-types';
+import type { EventType } from '@app/events';
 import { ServicePrincipal, serviceEvents } from './catalogue';
 
 /**

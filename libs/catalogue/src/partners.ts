@@ -1,5 +1,5 @@
-import { EventType, eventTypes } from './generated/event-types';
-import { topicFor } from './event-types';
+import { EventType, eventTypes } from '@app/events';
+import { topicFor } from '@app/events';
 
 /**
  * Partners: outside systems, each kept apart from the others. A partner has a Kafka principal and a

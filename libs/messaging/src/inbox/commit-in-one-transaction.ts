@@ -1,25 +1,25 @@
 import type { Knex } from 'knex';
 import { inboxEntryOf } from './consumed-message';
-import type { Arrival } from './decode-in-order';
+import type { DecodedMessage } from './decode-in-order';
 import { recordAllInInbox } from './record-in-inbox';
-import { ReactionFailure, Reactions } from './reactions';
+import { HandlerFailure, HandlerDispatcher } from './handler-dispatcher';
 
 /** Which arrivals were new to the inbox, or which one failed them all (the last when no known one). */
-export type TogetherCommit = { firstTimes: boolean[] } | { failure: { index: number; error: unknown } };
+export type TransactionOutcome = { firstTimes: boolean[] } | { failure: { index: number; error: unknown } };
 
 /**
  * Arrivals in one transaction: their inbox rows by one statement, then the new ones to their
  * reaction together, in order. Anything that fails rolls them all back.
  */
-export async function commitTogether(knex: Knex, reactions: Reactions, arrivals: Arrival[]): Promise<TogetherCommit> {
+export async function commitInOneTransaction(knex: Knex, dispatcher: HandlerDispatcher, arrivals: DecodedMessage[]): Promise<TransactionOutcome> {
   try {
     const firstTimes = await knex.transaction(async (trx) => {
       // Which message's row failed, the statement does not say (an event id that is no uuid).
       const firstTimes = await recordAllInInbox(
         trx,
         arrivals.map(({ event, consumed }) => inboxEntryOf(event, consumed)),
-      ).catch(() => Promise.reject(new ReactionFailure(undefined, undefined)));
-      await reactions.reactTogether(
+      ).catch(() => Promise.reject(new HandlerFailure(undefined, undefined)));
+      await dispatcher.dispatchTogether(
         trx,
         arrivals.map((arrival, i) => ({ ...arrival, firstTime: firstTimes[i] })),
       );
@@ -28,7 +28,7 @@ export async function commitTogether(knex: Knex, reactions: Reactions, arrivals:
     return { firstTimes };
   } catch (error) {
     // A failure at the commit is no known message's fault either.
-    if (error instanceof ReactionFailure && error.atFault !== undefined) return { failure: { index: error.atFault, error: error.error } };
+    if (error instanceof HandlerFailure && error.atFault !== undefined) return { failure: { index: error.atFault, error: error.error } };
     return { failure: { index: arrivals.length - 1, error: undefined } };
   }
 }

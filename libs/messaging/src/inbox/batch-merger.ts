@@ -8,15 +8,15 @@ export interface PartitionMessages {
 }
 
 /** How many messages, from the first, were committed; and the one that failed, when one did. */
-export interface TogetherOutcome {
+export interface PartitionOutcome {
   handled: number;
   failure?: { index: number; error: unknown };
 }
 
-type Deliver = (parts: PartitionMessages[]) => Promise<TogetherOutcome[]>;
+type Deliver = (parts: PartitionMessages[]) => Promise<PartitionOutcome[]>;
 
 interface Waiting extends PartitionMessages {
-  settle(outcome: Promise<TogetherOutcome>): void;
+  settle(outcome: Promise<PartitionOutcome>): void;
 }
 
 /**
@@ -28,7 +28,7 @@ interface Waiting extends PartitionMessages {
  * reaction locks its rows in key order, and two reactions in one transaction could lock in a
  * circle with another instance's.
  */
-export class Gathering {
+export class BatchMerger {
   private readonly waiting = new Map<unknown, Waiting[]>();
 
   constructor(
@@ -36,7 +36,7 @@ export class Gathering {
     private readonly maxMessages: number,
   ) {}
 
-  deliverTogether(key: unknown, part: PartitionMessages): Promise<TogetherOutcome> {
+  submit(key: unknown, part: PartitionMessages): Promise<PartitionOutcome> {
     return new Promise((resolve) => {
       const waiting = this.waiting.get(key);
       const entry: Waiting = { ...part, settle: resolve };
@@ -51,7 +51,7 @@ export class Gathering {
   private flush(key: unknown): void {
     const waiting = this.waiting.get(key) ?? [];
     this.waiting.delete(key);
-    // Gathered up to a bound: a bigger transaction holds its rows' locks longer for little gain.
+    // Merged up to a bound: a bigger transaction holds its rows' locks longer for little gain.
     for (let start = 0; start < waiting.length;) {
       let end = start + 1;
       let count = waiting[start].messages.length;

@@ -1,4 +1,4 @@
-import type { EventType } from './generated/event-types';
+import type { EventType } from '@app/events';
 
 /**
  * The platform's catalogue: who talks to Kafka, and which events each service and the outside world

@@ -7,7 +7,7 @@ import { MessagingWorld, taskRequested } from '../support/messaging-world';
 import { waitFor } from '../support/wait-for';
 
 /** kafkajs hands a fetch's batches to its workers one partition each; a reaction's batches share one transaction. */
-describe("a consumer gathering several partitions' batches for one reaction", () => {
+describe("a consumer merging several partitions' batches for one reaction", () => {
   let world: MessagingWorld;
   beforeEach(async () => {
     world = await new MessagingWorld().setup();
@@ -49,16 +49,16 @@ describe("a consumer gathering several partitions' batches for one reaction", ()
           await trx('effects').insert(events.map((e) => ({ event_id: e.taskId, note: noteOf(e) })));
         }),
       },
-      { name: 'gathered', partitionsConcurrently: 3 },
+      { name: 'merged', partitionsConcurrently: 3 },
     );
 
     // Then each is handled once, all by one call, and their inbox rows by one transaction
     await waitFor(() => runner.stats.processed === 12, { what: 'twelve events handled' });
     expect((await effects()).sort()).toEqual([...notes].sort());
     expect(calls).toEqual([12]);
-    const partitionsRead = await world.db('inbox').where({ consumer: 'gathered' }).countDistinct({ n: 'partition' });
+    const partitionsRead = await world.db('inbox').where({ consumer: 'merged' }).countDistinct({ n: 'partition' });
     expect(Number(partitionsRead[0].n)).toBe(3);
-    const writers = await world.db('inbox').where({ consumer: 'gathered' }).distinct(world.db.raw('xmin::text as xid'));
+    const writers = await world.db('inbox').where({ consumer: 'merged' }).distinct(world.db.raw('xmin::text as xid'));
     expect(writers).toHaveLength(1);
   });
 
@@ -68,7 +68,7 @@ describe("a consumer gathering several partitions' batches for one reaction", ()
     const events = await requestsOnEveryPartition(notes);
     const poison = events[5];
 
-    // When a consumer gathering the partitions reads them
+    // When a consumer merging the partitions reads them
     const runner = await world.consumer(
       {
         TaskRequested: setBased<'TaskRequested'>(async (batch, { trx }: BatchContext) => {
@@ -76,13 +76,13 @@ describe("a consumer gathering several partitions' batches for one reaction", ()
           await trx('effects').insert(batch.map((e) => ({ event_id: e.taskId, note: noteOf(e) })));
         }),
       },
-      { name: 'gathered-poison', partitionsConcurrently: 3, maxAttempts: 2 },
+      { name: 'merged-poison', partitionsConcurrently: 3, maxAttempts: 2 },
     );
 
     // Then the eleven others are handled, once each, the poison dead-lettered, and it has no inbox row
     await waitFor(() => runner.stats.processed === 11 && runner.stats.deadLettered === 1, { what: 'eleven handled, one dead-lettered' });
     expect((await effects()).sort()).toEqual(notes.filter((n) => n !== 'poison').sort());
-    expect(await world.db('inbox').where({ consumer: 'gathered-poison', event_id: poison.eventId })).toEqual([]);
+    expect(await world.db('inbox').where({ consumer: 'merged-poison', event_id: poison.eventId })).toEqual([]);
     expect(await world.messageCount(runner.deadLetterTopic)).toBe(1);
     expect(runner.lastError).toBeUndefined();
   });

@@ -1,0 +1,3 @@
+export * from './catalogue';
+export * from './consumer-groups';
+export * from './partners';

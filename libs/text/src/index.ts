@@ -1,0 +1,2 @@
+export * from './cap-text';
+export * from './storable-text';
