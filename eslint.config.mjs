@@ -38,6 +38,24 @@ export default tseslint.config(
     },
   },
   {
+    // The platform's code lets no failure go silently: a failure it can do without says why (letGo, @app/failures).
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='catch'] > ArrowFunctionExpression[params.length=0]",
+          message: "A .catch that ignores its error: say why with letGo('why', logger) from @app/failures, or rethrow.",
+        },
+        {
+          selector: "CallExpression[callee.property.name='on'][arguments.0.value='error'] > ArrowFunctionExpression[params.length=0]",
+          message: "An 'error' listener that ignores the error: say why with letGo('why', logger) from @app/failures.",
+        },
+      ],
+    },
+  },
+  {
     // A spec's describe callback is a list of tests, not one function to read at once; the file limit still holds.
     files: ['**/*.spec.ts'],
     rules: { 'max-lines-per-function': 'off' },

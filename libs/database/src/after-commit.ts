@@ -1,3 +1,5 @@
+import { Logger } from '@nestjs/common';
+import { letGo } from '@app/failures';
 import type { Knex } from 'knex';
 
 /**
@@ -10,7 +12,10 @@ export function afterCommit(trx: Knex.Transaction, then: () => unknown): void {
     () =>
       Promise.resolve()
         .then(then)
-        .catch(() => undefined),
+        .catch(letGo('a step after a commit failed; the transaction stands', logger, { level: 'warn' })),
+    // Rolled back: the transaction's caller has the error; nothing is to run.
     () => undefined,
   );
 }
+
+const logger = new Logger('after-commit');

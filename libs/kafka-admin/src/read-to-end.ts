@@ -1,3 +1,5 @@
+import { Logger } from '@nestjs/common';
+import { letGo } from '@app/failures';
 import { randomUUID } from 'node:crypto';
 import type { Kafka, KafkaMessage } from 'kafkajs';
 import { fetchWaitMs } from '@app/kafka';
@@ -58,7 +60,7 @@ export async function readToEnd(
     });
   } finally {
     await consumer.disconnect();
-    await admin.deleteGroups([groupId]).catch(() => undefined);
+    await admin.deleteGroups([groupId]).catch(letGo(`the reader's group ${groupId} is left for the broker to expire`, new Logger('read-to-end')));
     await admin.disconnect();
   }
 }

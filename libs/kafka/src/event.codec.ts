@@ -63,8 +63,11 @@ export class EventCodec {
   schemaId(eventType: EventType): Promise<number> {
     let id = this.schemaIds.get(eventType);
     if (!id) {
-      id = this.lookUp(eventType);
-      id.catch(() => this.schemaIds.delete(eventType));
+      // A failed look-up goes to whoever asked and is not kept: the next asks again.
+      id = this.lookUp(eventType).catch((error: unknown) => {
+        this.schemaIds.delete(eventType);
+        throw error;
+      });
       this.schemaIds.set(eventType, id);
     }
     return id;

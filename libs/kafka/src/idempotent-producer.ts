@@ -1,6 +1,10 @@
+import { Logger } from '@nestjs/common';
+import { letGo } from '@app/failures';
 import { Partitioners } from 'kafkajs';
 import { countRequests } from './request-count';
 import type { Kafka, Message, Producer, ProducerBatch, ProducerRecord, RecordMetadata } from 'kafkajs';
+
+const logger = new Logger('producer');
 
 /** Where the broker appended a message it acknowledged. */
 export interface Placed {
@@ -90,7 +94,8 @@ export class IdempotentProducer {
         throw error;
       }
     });
-    this.lastSend = turn.catch(() => undefined);
+    // The failure is the caller's (it has `turn`); the next send only waits for this one to end.
+    this.lastSend = turn.catch(letGo('a send failed; the producer is renewed before the next', logger));
     return turn;
   }
 
@@ -98,7 +103,7 @@ export class IdempotentProducer {
   private async renew(): Promise<void> {
     const old = this.producer;
     this.producer = this.create();
-    await old.disconnect().catch(() => undefined);
+    await old.disconnect().catch(letGo('the replaced producer is dropped whatever it answers', logger));
     await this.producer.connect();
     this.renewBeforeNextSend = false;
   }

@@ -1,3 +1,4 @@
+import { letGo } from '@app/failures';
 import { Logger } from '@nestjs/common';
 import { Kafka, KafkaConfig, logCreator, logLevel } from 'kafkajs';
 import { dropKafkajsNegativeTimerWarning } from './kafkajs-timer-warning';
@@ -63,6 +64,6 @@ export async function kafkaAnswers(
   } catch {
     return false;
   } finally {
-    await admin.disconnect().catch(() => undefined);
+    await admin.disconnect().catch(letGo('the readiness client is closed whatever the broker answers', logger));
   }
 }

@@ -1,3 +1,4 @@
+import { letGo } from '@app/failures';
 import { Logger } from '@nestjs/common';
 import { Admin, ConfigResourceTypes, Kafka } from 'kafkajs';
 import { DeadlineExceeded, retry, withDeadline } from '@app/timing';
@@ -54,8 +55,10 @@ async function provisionOnce(kafka: Kafka, topics: TopicSpec[], defaultPartition
     // A stuck client may not disconnect either: do not wait for it. Its connect may still succeed
     // later (the broker wakes up) and would then stay open for good: disconnect it again once its
     // abandoned work has settled.
-    void admin.disconnect().catch(() => undefined);
-    const settled = work.catch(() => undefined).then(() => admin.disconnect().catch(() => undefined));
+    const closing = letGo('the provisioning client is closed whatever the broker answers', logger);
+    void admin.disconnect().catch(closing);
+    // The work's own failure reached the caller through withDeadline above.
+    const settled = work.catch(letGo('abandoned provisioning ended', logger)).then(() => admin.disconnect().catch(closing));
     abandoned.add(settled);
     void settled.finally(() => abandoned.delete(settled));
   }

@@ -4,18 +4,16 @@ import type { Knex } from 'knex';
 import type { Kafka } from 'kafkajs';
 import { SERVICE_CONFIG, ServiceConfig } from '@app/config';
 import { KNEX } from '@app/database';
-import { createKafka, ensureTopics, EventCodec } from '@app/kafka';
-import { exponentialDelay } from '@app/timing';
-import { withDeadline } from '@app/timing';
+import { createKafka, EventCodec } from '@app/kafka';
 import { ConsumerRunner } from './inbox/consumer.runner';
 import { EventHandlers, HandlersOf } from './inbox/event-handlers';
-import { pruneInbox } from './inbox/prune-inbox';
+import { pruneInboxEvery } from './inbox/prune-inbox';
+import { MessagingStartup } from './messaging-startup';
+import { outboxBacklog } from './outbox/outbox-backlog';
 import { loadMessagingConfig, MessagingConfig } from './messaging.config';
 import { MessagingHealth } from './messaging-health';
 import { OutboxRelay } from './outbox/outbox.relay';
-import { eventTypes } from '@app/events';
-import { consumerGroupsOf, ServicePrincipal, serviceEvents } from '@app/catalogue';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { consumerGroupsOf, ServicePrincipal } from '@app/catalogue';
 
 export const KAFKA = Symbol('KAFKA');
 export const MESSAGING_CONFIG = Symbol('MESSAGING_CONFIG');
@@ -30,13 +28,13 @@ export interface HandlerSource<S extends ServicePrincipal> {
 }
 
 /**
- * Every service's messaging: the event topics provisioned, the outbox relay running, and, when the
- * service reacts to events, its consumer. Stopped before the database closes.
+ * Every service's messaging, wired: the outbox relay, its consumers when the service reacts to
+ * events (MessagingStartup starts them), the outbox's gauges, the inbox's pruning. Stopped before
+ * the database closes.
  */
 @Module({})
 export class MessagingModule implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('messaging');
-  private inboxPruning?: NodeJS.Timeout;
 
   static forRoot<S extends ServicePrincipal>(handlers?: Type<HandlerSource<S>>): DynamicModule {
     const consumerProviders = handlers
@@ -90,94 +88,33 @@ export class MessagingModule implements OnApplicationBootstrap, BeforeApplicatio
     };
   }
 
-  private stopping = false;
-  private starting?: Promise<void>;
+  private readonly startup: MessagingStartup;
+  private stopPruning?: () => void;
 
   constructor(
     @Inject(KNEX) private readonly knex: Knex,
-    @Inject(KAFKA) private readonly kafka: Kafka,
+    @Inject(KAFKA) kafka: Kafka,
     @Inject(MESSAGING_CONFIG) private readonly config: MessagingConfig,
-    private readonly codec: EventCodec,
+    codec: EventCodec,
     private readonly relay: OutboxRelay,
-    private readonly health: MessagingHealth,
-    @Inject(SERVICE_CONFIG) private readonly serviceConfig: ServiceConfig,
+    health: MessagingHealth,
+    @Inject(SERVICE_CONFIG) serviceConfig: ServiceConfig,
     @Optional() @Inject(CONSUMERS) private readonly consumers: ConsumerRunner[] = [],
-  ) {}
+  ) {
+    const parts = { service: serviceConfig.service, kafka, codec, topicPartitions: config.topicPartitions, relay, consumers, health };
+    this.startup = new MessagingStartup(parts, this.logger);
+  }
 
-  /**
-   * Messaging starts in the background and is tried again until it is up: a broker or registry that
-   * is unreachable at boot delays the service's work, not its boot, and /health answers 503 naming
-   * the step meanwhile.
-   */
   onApplicationBootstrap(): void {
-    registerOutboxGauges(async () => {
-      const [row] = await this.knex('outbox')
-        .whereNull('published_at')
-        .select(this.knex.raw('count(*)::int as pending'), this.knex.raw('coalesce(extract(epoch from now() - min(created_at)), 0)::float as age'));
-      return { pending: row.pending, oldestAgeSeconds: row.age };
-    });
-    this.starting = this.startMessaging();
+    registerOutboxGauges(() => outboxBacklog(this.knex));
+    this.startup.start();
     const retention = this.config.inboxRetentionMs;
-    if (retention !== undefined) {
-      this.inboxPruning = setInterval(
-        () => {
-          pruneInbox(this.knex, retention).catch((error) => this.logger.warn(`inbox pruning failed: ${(error as Error).message}`));
-        },
-        Math.min(retention, 3_600_000),
-      );
-    }
-  }
-
-  private async startMessaging(): Promise<void> {
-    for (let failures = 0; !this.stopping;) {
-      try {
-        // The topics this service writes; its consumer checks those it reads. Both are provisioned by an
-        // administrator (npm run stack:up): a service's principal creates nothing.
-        const produced = serviceEvents[this.serviceConfig.service].produces;
-        const topics = produced.map((type) => ({ topic: this.codec.topicFor(type), partitions: this.config.topicPartitions }));
-        await this.bootStep('event topics ready', () => ensureTopics(this.kafka, topics, this.config.topicPartitions, undefined, { create: false }));
-        // Every schema looked up once at start-up (provisioning registers them; a service may only
-        // read the registry), so that a schema missing or changed shows here (and in /health) rather
-        // than at a publish. One at a time: the services of a platform start together.
-        await this.bootStep('schemas found', async () => {
-          for (const type of eventTypes) await this.codec.schemaId(type);
-        });
-        if (this.stopping) return;
-        await this.bootStep('outbox relay started', () => this.relay.start());
-        // Joining the group can wait out a dead member's session, and a start that fails is tried
-        // again: /health says meanwhile that the consumer is not yet doing its work.
-        for (const consumer of this.consumers) consumer.run();
-        this.health.startup = undefined;
-        return;
-      } catch (error) {
-        failures++;
-        const delay = exponentialDelay(failures, { initialMs: 1000, maxMs: 30_000, jitter: 0.2 });
-        this.health.startup = `messaging could not start: ${(error as Error).message}`;
-        this.logger.error(`${this.health.startup}; trying again in ${delay} ms`);
-        await sleep(delay);
-      }
-    }
-  }
-
-  /** One start-up step, timed; a step that takes long says so while it waits, so a stuck boot names its step. */
-  private async bootStep<T>(name: string, step: () => Promise<T>): Promise<T> {
-    const started = Date.now();
-    this.health.startup = `messaging is starting: waiting for ${name}`;
-    const waiting = setInterval(() => this.logger.warn(`still waiting: ${name} (${Math.round((Date.now() - started) / 1000)} s)`), 10_000);
-    try {
-      const result = await step();
-      this.logger.log(`${name} in ${Date.now() - started} ms`);
-      return result;
-    } finally {
-      clearInterval(waiting);
-    }
+    if (retention !== undefined) this.stopPruning = pruneInboxEvery(this.knex, retention, this.logger);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    clearInterval(this.inboxPruning);
-    this.stopping = true;
-    // A start-up step stuck on an unresponsive broker is not waited for long.
-    await withDeadline(this.starting ?? Promise.resolve(), 5_000, 'messaging start-up').catch(() => undefined);
+    this.stopPruning?.();
+    await this.startup.stop();
     await Promise.all(this.consumers.map((consumer) => consumer.stop()));
     await this.relay.stop();
   }

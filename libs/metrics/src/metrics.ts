@@ -1,4 +1,8 @@
+import { Logger } from '@nestjs/common';
+import { letGo } from '@app/failures';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, register } from 'prom-client';
+
+const logger = new Logger('metrics');
 
 /**
  * The platform's metrics, one set per process (each service is one), on prom-client's default
@@ -116,7 +120,7 @@ export function registerReadGauge(name: string, help: string, read: () => Promis
     name,
     help,
     async collect() {
-      const value = await once().catch(() => undefined);
+      const value = await once().catch(letGo(`${name} keeps its last value: reading it failed`, logger));
       if (value !== undefined) this.set(value);
     },
   });
@@ -142,7 +146,7 @@ export function registerLabelledReadGauge(
     help,
     labelNames,
     async collect() {
-      const values = await once().catch(() => undefined);
+      const values = await once().catch(letGo(`${name} keeps its last values: reading them failed`, logger));
       if (!values) return;
       this.reset();
       for (const { labels, value } of values) this.set(labels, value);

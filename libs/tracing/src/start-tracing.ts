@@ -1,3 +1,5 @@
+import { Logger } from '@nestjs/common';
+import { letGo } from '@app/failures';
 import type { IncomingMessage } from 'node:http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
@@ -62,7 +64,7 @@ function webhookRequest(headers: unknown): boolean {
 export async function stopTracing(): Promise<void> {
   const running = provider;
   provider = undefined;
-  await running?.shutdown().catch(() => undefined);
+  await running?.shutdown().catch(letGo('spans not yet exported are dropped at shutdown', new Logger('tracing'), { level: 'warn' }));
 }
 
 /** What OTEL_TRACES_EXPORTER asks for; a name it does not know stops the service with that name. */

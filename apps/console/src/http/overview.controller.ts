@@ -1,3 +1,5 @@
+import { letGo } from '@app/failures';
+import { Logger } from '@nestjs/common';
 import { Controller, Get, Header, Inject, Query, Req } from '@nestjs/common';
 import { serviceNames } from '@app/config';
 import { CONSOLE_CONFIG, ConsoleConfig } from '../console.config';
@@ -7,6 +9,8 @@ import { PlatformApi } from '../platform/platform-api';
 import { ChartData, chartRangeOf, chartRanges, readCharts } from '../platform/platform-charts';
 import { SessionRequest } from '../session/console-session.guard';
 import { busiestTable, Share } from './shares.controller';
+
+const overviewLog = new Logger('overview');
 
 /** One chart: its series travel in an attribute (escaped like any value), drawn by /assets/charts.js. */
 const figure = (chart: ChartData) =>
@@ -38,7 +42,9 @@ export class OverviewController {
 <td>${sum(byName(samples, 'consumer_lag'))}</td><td>${sum(byName(samples, 'dlq_messages_total'))}</td></tr>`,
     );
     const pastDeadline = sum(byName(tasks, 'tasks_past_deadline'));
-    const busiest = await api.get<{ items: Share[] }>('generation', '/users/busiest?limit=5').catch(() => undefined);
+    const busiest = await api
+      .get<{ items: Share[] }>('generation', '/users/busiest?limit=5')
+      .catch(letGo('the busiest users left out of the overview: generation did not answer', overviewLog, { level: 'warn' }));
     const ranges = Object.keys(chartRanges).map((r) => html`<a href="/?range=${r}" class="${r === range ? 'on' : ''}">${r}</a>`);
     const content = html`<h2>Over the last ${range}</h2><p class="ranges">${ranges}</p><div class="charts">${(await charts).map(figure)}</div>
 <h2>Tasks by state</h2>${table(['state', 'tasks'], states)}<p>past their deadline: <b>${pastDeadline}</b></p>

@@ -1,5 +1,9 @@
+import { letGo } from '@app/failures';
+import { Logger } from '@nestjs/common';
 import { ServiceName } from '@app/config';
 import { HttpException, HttpStatus } from '@nestjs/common';
+
+const metricsLog = new Logger('platform-api');
 
 /** An answer of a service that the console shows as it is (a 404 for a task that is not visible). */
 export class ServiceAnswer extends HttpException {
@@ -75,7 +79,9 @@ export class PlatformApi {
 
   /** A service's /metrics, parsed into `name{labels}` → value (public: no token is needed). */
   async metrics(service: ServiceName): Promise<Array<{ name: string; labels: Record<string, string>; value: number }>> {
-    const response = await fetch(`${this.urls[service]}/metrics`, { signal: AbortSignal.timeout(5000) }).catch(() => undefined);
+    const response = await fetch(`${this.urls[service]}/metrics`, { signal: AbortSignal.timeout(5000) }).catch(
+      letGo(`${service}'s metrics left out: it did not answer`, metricsLog, { level: 'warn' }),
+    );
     if (!response?.ok) return [];
     return parseMetrics(await response.text());
   }

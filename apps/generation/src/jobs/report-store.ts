@@ -47,7 +47,7 @@ export class ReportStore {
   /** The stored report of a task, or undefined when there is none (yet, or any more). */
   async read(taskId: string): Promise<Buffer | undefined> {
     if (!/^[0-9a-f-]{36}$/i.test(taskId)) return undefined;
-    return fs.readFile(path.join(this.dir, `${taskId}.md`)).catch(() => undefined);
+    return fs.readFile(path.join(this.dir, `${taskId}.md`)).catch(unlessMissing(undefined));
   }
 
   /** A report that must not be kept (its task was cancelled, its user erased); 1 if there was one. */
@@ -63,9 +63,17 @@ export class ReportStore {
   }
 
   async removeTemporaryFiles(taskId: string): Promise<number> {
-    const names = await fs.readdir(this.tmpDir).catch(() => [] as string[]);
+    const names = await fs.readdir(this.tmpDir).catch(unlessMissing([] as string[]));
     const ours = names.filter((name) => name.startsWith(`${taskId}.`));
     await Promise.all(ours.map((name) => fs.rm(path.join(this.tmpDir, name), { force: true })));
     return ours.length;
   }
+}
+
+/** `missing` when the file or folder is not there (yet, or any more); any other failure is thrown. */
+function unlessMissing<T>(missing: T): (error: unknown) => T {
+  return (error) => {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return missing;
+    throw error;
+  };
 }

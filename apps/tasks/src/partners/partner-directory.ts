@@ -1,3 +1,5 @@
+import { Logger } from '@nestjs/common';
+import { letGo } from '@app/failures';
 import type { Knex } from 'knex';
 import type { Admin, Kafka } from 'kafkajs';
 import { DomainEvent, EventType } from '@app/events';
@@ -50,14 +52,20 @@ export class PartnerDirectory {
   }
 
   async stop(): Promise<void> {
-    const admin = await this.admin?.catch(() => undefined);
+    // A client that never connected has nothing to close.
+    const admin = await this.admin?.catch(letGo('the partners admin client never connected: nothing to close', new Logger('partners')));
     await admin?.disconnect();
   }
 
   /** An admin client once connected; a failed connection is tried again at the next ask. */
   private connected(admin: Admin): Promise<Admin> {
-    const ready = admin.connect().then(() => admin);
-    ready.catch(() => (this.admin = undefined));
-    return ready;
+    // The failure goes to whoever asked; the client is forgotten, to be made again.
+    return admin.connect().then(
+      () => admin,
+      (error: unknown) => {
+        this.admin = undefined;
+        throw error;
+      },
+    );
   }
 }

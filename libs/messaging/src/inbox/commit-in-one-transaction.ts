@@ -18,7 +18,7 @@ export async function commitInOneTransaction(knex: Knex, dispatcher: HandlerDisp
       const firstTimes = await recordAllInInbox(
         trx,
         arrivals.map(({ event, consumed }) => inboxEntryOf(event, consumed)),
-      ).catch(() => Promise.reject(new HandlerFailure(undefined, undefined)));
+      ).catch((error: unknown) => Promise.reject(new HandlerFailure(error, undefined)));
       await dispatcher.dispatchTogether(
         trx,
         arrivals.map((arrival, i) => ({ ...arrival, firstTime: firstTimes[i] })),

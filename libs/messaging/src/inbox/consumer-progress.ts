@@ -1,3 +1,4 @@
+import { letGo } from '@app/failures';
 import type { Logger } from '@nestjs/common';
 import type { Admin, Kafka } from 'kafkajs';
 import { consumerLag, consumerStalledSeconds } from '@app/metrics';
@@ -58,7 +59,8 @@ export class ConsumerProgress {
     await this.reading;
     const admin = this.admin;
     this.admin = undefined;
-    await (await admin?.catch(() => undefined))?.disconnect().catch(() => undefined);
+    const closing = letGo("the consumer's progress client is closed whatever the broker answers", this.logger);
+    await (await admin?.catch(closing))?.disconnect().catch(closing);
   }
 
   /** Asks the broker once; exported for tests that must not wait for the timer. */
@@ -111,10 +113,15 @@ export class ConsumerProgress {
     if (!this.admin) {
       // Few retries: the next tick asks again, and a stop must not wait on kafkajs' backoff.
       const admin = countRequests(this.kafka.admin({ retry: { retries: 1 } }));
-      const ready = (this.admin = admin.connect().then(() => admin));
-      ready.catch(() => {
-        if (this.admin === ready) this.admin = undefined;
-      });
+      // The failure goes to whoever asked; the client is forgotten, to be made again at the next tick.
+      const ready: Promise<Admin> = admin.connect().then(
+        () => admin,
+        (error: unknown) => {
+          if (this.admin === ready) this.admin = undefined;
+          throw error;
+        },
+      );
+      this.admin = ready;
     }
     return this.admin;
   }

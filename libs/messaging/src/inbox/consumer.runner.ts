@@ -1,3 +1,4 @@
+import { letGo } from '@app/failures';
 import { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
 import type { Consumer, Kafka } from 'kafkajs';
@@ -16,13 +17,11 @@ import { ConsumerOptions, ConsumerStatus } from './consumer-options';
 import { carryOffsetsOver, groupConsumer } from './group-consumer';
 
 export type { ConsumerOptions, ConsumerStatus } from './consumer-options';
-
+export type { ConsumerStats } from './message-delivery';
 /** Messages of several partitions handled in one transaction at most (see BatchMerger). */
 const maxMerged = 200;
 /** How often handled messages' offsets are committed (see OffsetCommits). */
 const commitIntervalMs = 1000;
-
-export type { ConsumerStats } from './message-delivery';
 
 /**
  * Runs handlers exactly once per event id: for each message, in one transaction, the inbox row,
@@ -150,7 +149,8 @@ export class ConsumerRunner {
    */
   private async followMoreTopics(): Promise<void> {
     if (!this.options.moreTopics || this.status !== 'joined') return;
-    const topics = [...(await this.options.moreTopics().catch(() => this.extraTopics))].sort();
+    const keep = letGo('its other topics could not be listed: it keeps those it has', this.logger, { level: 'warn', fallback: this.extraTopics });
+    const topics = [...(await this.options.moreTopics().catch(keep))].sort();
     if (topics.join() === this.extraTopics.join() || this.status !== 'joined') return;
     this.logger.log(`topics changed (${topics.length} besides its own): joining again`);
     await this.disconnectConsumer();

@@ -1,3 +1,4 @@
+import { letGo } from '@app/failures';
 import type { Logger } from '@nestjs/common';
 import type { Consumer, Kafka } from 'kafkajs';
 import { countRequests, fetchWaitMs } from '@app/kafka';
@@ -46,6 +47,6 @@ export async function carryOffsetsOver(kafka: Kafka, from: string, to: string, t
   } catch (error) {
     logger.warn(`carrying ${from}'s offsets over to ${to} failed (${(error as Error).message}): it starts where its own commits or the topics begin`);
   } finally {
-    await admin.disconnect().catch(() => undefined);
+    await admin.disconnect().catch(letGo('the offsets client is closed whatever the broker answers', logger));
   }
 }

@@ -1,3 +1,4 @@
+import { letGo } from '@app/failures';
 import { consumerMessages, consumerTransactionMessages, consumerTransactions, deadLetters, inboxDuplicates, retries } from '@app/metrics';
 import type { Logger } from '@nestjs/common';
 import type { Knex } from 'knex';
@@ -73,7 +74,8 @@ export class MessageDelivery {
     const consumed: ConsumedMessage = { consumer: this.options.name, ...at };
     for (let outages = 1; ; outages++) {
       // An attempt can itself wait long (a connection the database will not give): heartbeat meanwhile.
-      const beat = setInterval(() => void control.heartbeat().catch(() => undefined), 1000);
+      const missed = letGo('a heartbeat during a long attempt failed; the next one tries again', this.logger);
+      const beat = setInterval(() => void control.heartbeat().catch(missed), 1000);
       const timer = consumerMessages.startTimer({ consumer: this.options.name });
       try {
         const delivered = await this.tryDeliver(consumed, control, outages === 1 ? failedTogether : undefined);

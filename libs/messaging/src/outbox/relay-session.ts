@@ -1,6 +1,10 @@
+import { Logger } from '@nestjs/common';
+import { letGo } from '@app/failures';
 import type { Knex } from 'knex';
 import type { Client } from 'pg';
 import { ownSession } from '@app/database';
+
+const logger = new Logger('outbox-relay');
 
 /**
  * The relay's own database session, apart from the pool. It takes the relay's advisory lock at
@@ -32,9 +36,9 @@ export class RelaySession {
     if (!this.client) {
       const client = ownSession(this.knex);
       // A session the server drops says so here, between statements; the next statement fails and the round ends it.
-      client.on('error', () => undefined);
+      client.on('error', letGo('the relay session was dropped; its next statement fails and the round ends it', logger));
       await client.connect().catch(async (error: unknown) => {
-        await client.end().catch(() => undefined);
+        await client.end().catch(letGo('a session that did not connect is ended whatever it answers', logger));
         throw error;
       });
       this.client = client;
@@ -54,6 +58,6 @@ export class RelaySession {
     const client = this.client;
     this.client = undefined;
     this.holdsLock = false;
-    await client?.end().catch(() => undefined);
+    await client?.end().catch(letGo('the relay session is ended whatever the server answers', logger));
   }
 }
