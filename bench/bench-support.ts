@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ensureTopics, localKafkaEnv, localRegistryEnv } from '@app/kafka';
-import type { Platform } from '../test/support/platform';
+import type { Platform } from '@test/platform';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 // The benchmarks drive the stack as its admin (topics and schemas of their own, reading everything);

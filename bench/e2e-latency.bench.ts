@@ -7,7 +7,7 @@
  * Run with `npm run bench:e2e` (the stack must be up, the services built).
  */
 import { Logger } from '@nestjs/common';
-import { Platform } from '../test/support/platform';
+import { Platform } from '@test/platform';
 import { benchSettings, kafkaHop, percentile, runBenchmark, sequentialLatencies, writeResult } from './bench-support';
 
 Logger.overrideLogger(['error']);

@@ -14,7 +14,7 @@ import { Logger } from '@nestjs/common';
 import { defaults, serviceNames } from '@app/config';
 import { consumerGroupsOf } from '@app/catalogue';
 import { EventCodec } from '@app/kafka';
-import { Platform } from '../test/support/platform';
+import { Platform } from '@test/platform';
 import { RunningService, stopService } from '../tools/run/service-process';
 import { benchSettings, percentile, runBenchmark, writeResult } from './bench-support';
 import { GroupWatch } from './restart/group-watch';

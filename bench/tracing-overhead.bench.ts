@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Logger } from '@nestjs/common';
 import { localTracingEnv } from '../tools/stack/stack.config';
-import { Platform } from '../test/support/platform';
+import { Platform } from '@test/platform';
 import { benchSettings, percentile, runBenchmark, sequentialLatencies, writeResult } from './bench-support';
 
 Logger.overrideLogger(['error']);

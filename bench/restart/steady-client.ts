@@ -1,4 +1,4 @@
-import { authAs } from '../../test/support/tokens';
+import { authAs } from '@test/tokens';
 import { users } from '../throughput/submissions';
 import { setTimeout as sleep } from 'node:timers/promises';
 

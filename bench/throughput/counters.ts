@@ -1,5 +1,5 @@
 import { serviceNames, ServiceName } from '@app/config';
-import type { Platform } from '../../test/support/platform';
+import type { Platform } from '@test/platform';
 
 const counterNames = [
   'db_statements_total',

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Consumer, Kafka, Producer } from 'kafkajs';
 import { eventTypes, topicFor } from '@app/events';
-import type { Platform } from '../../test/support/platform';
+import type { Platform } from '@test/platform';
 import type { OutcomeWatcher } from './outcome-watcher';
 import { saturation } from './submissions';
 

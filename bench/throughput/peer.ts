@@ -3,8 +3,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createKnex, dropDatabase, ensureDatabase } from '@app/database';
 import { percentile } from '../bench-support';
-import { freePort } from '../../test/support/unique';
-import { waitFor } from '../../test/support/wait-for';
+import { freePort } from '@test/unique';
+import { waitFor } from '@test/wait-for';
 import { CostMeter, postgresPids } from './process-cost';
 import { setTimeout as sleep } from 'node:timers/promises';
 

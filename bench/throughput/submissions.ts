@@ -1,4 +1,4 @@
-import type { Platform } from '../../test/support/platform';
+import type { Platform } from '@test/platform';
 import { percentile } from '../bench-support';
 import type { OutcomeWatcher } from './outcome-watcher';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createKnex } from '@app/database';
-import { ReactionWorld } from '../../../../test/support/reaction-world';
+import { ReactionWorld } from '@test/reaction-world';
 import { generationMigrations } from '../migrations';
 import { claimDueJobs, startAttempts } from './job-store';
 

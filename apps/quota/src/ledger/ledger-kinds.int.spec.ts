@@ -1,5 +1,5 @@
 import { ledgerKinds, perTaskKinds } from '@app/quota-ledger';
-import { ReactionWorld } from '../../../../test/support/reaction-world';
+import { ReactionWorld } from '@test/reaction-world';
 import { quotaMigrations } from '../migrations';
 
 /** The kinds in @app/quota-ledger are the ones the migrated database takes (its migrations keep their own lists). */

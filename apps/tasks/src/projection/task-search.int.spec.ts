@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { noFacts, outcomeOf, stateOf, TaskFacts } from '@app/task-state';
-import { ReactionWorld } from '../../../../test/support/reaction-world';
+import { ReactionWorld } from '@test/reaction-world';
 import { tasksMigrations } from '../migrations';
 import { countTasks, searchQuery, searchTasks, TaskFilter } from './task-search';
 

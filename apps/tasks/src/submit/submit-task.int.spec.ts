@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { masterKeysOf, PersonalData } from '@app/personal-data';
 import { ProblemWithHeaders } from '@app/service';
-import { ReactionWorld } from '../../../../test/support/reaction-world';
+import { ReactionWorld } from '@test/reaction-world';
 import { tasksMigrations } from '../migrations';
 import { loadTasksConfig } from '../tasks.config';
 import { claimKey } from './claim-key';

@@ -1,5 +1,5 @@
-import { ReactionWorld } from '../../../../../test/support/reaction-world';
-import { acceptedTask, debited, generationHandlers } from '../../../../../test/support/generation-reactions';
+import { ReactionWorld } from '@test/reaction-world';
+import { acceptedTask, debited, generationHandlers } from '@test/generation-reactions';
 import { generationMigrations } from '../../migrations';
 
 describe('generation: TaskAccepted → the job’s request kept', () => {

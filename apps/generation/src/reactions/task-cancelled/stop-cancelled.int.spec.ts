@@ -1,5 +1,5 @@
-import { eventOf, ReactionWorld } from '../../../../../test/support/reaction-world';
-import { acceptedTask, debited, generationHandlers } from '../../../../../test/support/generation-reactions';
+import { eventOf, ReactionWorld } from '@test/reaction-world';
+import { acceptedTask, debited, generationHandlers } from '@test/generation-reactions';
 import { generationMigrations } from '../../migrations';
 
 describe('generation: TaskCancelled → the job closed', () => {

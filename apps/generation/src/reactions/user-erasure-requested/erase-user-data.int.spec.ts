@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { eventOf, ReactionWorld } from '../../../../../test/support/reaction-world';
-import { acceptedTask, generationHandlers } from '../../../../../test/support/generation-reactions';
+import { eventOf, ReactionWorld } from '@test/reaction-world';
+import { acceptedTask, generationHandlers } from '@test/generation-reactions';
 import { generationMigrations } from '../../migrations';
 
 describe('generation: UserErasureRequested → keys, inputs and reports gone', () => {

@@ -1,5 +1,5 @@
 import { setBased } from '@app/messaging';
-import { eventOf, ReactionWorld } from '../../../../../test/support/reaction-world';
+import { eventOf, ReactionWorld } from '@test/reaction-world';
 import { notificationMigrations } from '../../migrations';
 import { notifyUsers } from './notify-user.handler';
 

@@ -1,4 +1,4 @@
-import { eventOf, ReactionWorld } from '../../../../../test/support/reaction-world';
+import { eventOf, ReactionWorld } from '@test/reaction-world';
 import { notificationMigrations } from '../../migrations';
 import { forgetWebhook } from './forget-webhook.handler';
 import { notifyUsers } from '../task-outcome/notify-user.handler';

@@ -1,4 +1,4 @@
-import { eventOf, ReactionWorld } from '../../../../../test/support/reaction-world';
+import { eventOf, ReactionWorld } from '@test/reaction-world';
 import { quotaMigrations } from '../../migrations';
 import { QuotaHandlers } from '../../quota.handlers';
 

@@ -1,5 +1,5 @@
-import { eventOf, ReactionWorld } from '../../../../../test/support/reaction-world';
-import { requested, tasksHandlers } from '../../../../../test/support/tasks-reactions';
+import { eventOf, ReactionWorld } from '@test/reaction-world';
+import { requested, tasksHandlers } from '@test/tasks-reactions';
 import { tasksMigrations } from '../../migrations';
 
 const handlers = tasksHandlers();

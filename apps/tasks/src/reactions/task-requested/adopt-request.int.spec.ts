@@ -1,5 +1,5 @@
-import { ReactionWorld } from '../../../../../test/support/reaction-world';
-import { requested, tasksHandlers } from '../../../../../test/support/tasks-reactions';
+import { ReactionWorld } from '@test/reaction-world';
+import { requested, tasksHandlers } from '@test/tasks-reactions';
 import { tasksMigrations } from '../../migrations';
 
 const handlers = tasksHandlers();
