@@ -17,11 +17,11 @@ const consumersOf = (type: EventType) =>
  * the headers every message carries), and who sends and who receives it — the services, and the
  * outside world (`external`).
  */
-export function renderAsyncApi(version: string): string {
+export function renderAsyncApi(version: string, types: readonly EventType[] = eventTypes): string {
   const channels: Record<string, unknown> = {};
   const operations: Record<string, unknown> = {};
   const messages: Record<string, unknown> = {};
-  for (const type of eventTypes) {
+  for (const type of types) {
     const parts = eventParts(type);
     messages[type] = parts.message;
     channels[type] = parts.channel;
