@@ -24,7 +24,10 @@ function schemasAt(commit: string): string {
 describe('an event schema assembled from the envelope and its own fields', () => {
   const registered = schemasAt(registeredAt);
 
-  it.each(eventTypes)('%s is what the registry holds: the same bytes sent, the same canonical form', (type) => {
+  // An event added since has no version registered yet: its first is new, on purpose.
+  const registeredTypes = eventTypes.filter((type) => fs.existsSync(path.join(registered, `${type}.avsc`)));
+
+  it.each(registeredTypes)('%s is what the registry holds: the same bytes sent, the same canonical form', (type) => {
     const before = loadSchemaFrom(registered, type);
     const now = loadSchema(type);
     expect(JSON.stringify(now)).toBe(JSON.stringify(before));
