@@ -3,13 +3,17 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A tiny DNS server for tests: answers A queries with whatever `answer(name)` says at that moment
- * (so a test can make a name resolve outside at first and inside later), AAAA with nothing.
+ * (so a test can make a name resolve outside at first and inside later), AAAA with nothing, or with
+ * SERVFAIL when `failAaaa` is set (a server broken for one family).
  */
 export class TestDnsServer {
   readonly queries: string[] = [];
   private readonly socket = dgram.createSocket('udp4');
 
-  constructor(private readonly answer: (name: string) => string | undefined) {}
+  constructor(
+    private readonly answer: (name: string) => string | undefined,
+    private readonly failAaaa = false,
+  ) {}
 
   async start(): Promise<this> {
     this.socket.on('message', (query, from) => this.socket.send(this.respond(query), from.port, from.address));
@@ -39,7 +43,8 @@ export class TestDnsServer {
     const address = type === 1 ? this.answer(name) : undefined;
     const header = Buffer.alloc(12);
     query.copy(header, 0, 0, 2); // the id
-    header.writeUInt16BE(address || type === 28 ? 0x8180 : 0x8183, 2); // a response; NXDOMAIN when there is nothing at all
+    // A response; SERVFAIL for AAAA when told, NXDOMAIN when there is nothing at all.
+    header.writeUInt16BE(type === 28 && this.failAaaa ? 0x8182 : address || type === 28 ? 0x8180 : 0x8183, 2);
     header.writeUInt16BE(1, 4);
     header.writeUInt16BE(address ? 1 : 0, 6);
     const question = query.subarray(12, questionEnd);

@@ -2,6 +2,8 @@ import { Logger } from '@nestjs/common';
 import { letGo } from '@app/failures';
 import type { Knex } from 'knex';
 
+const logger = new Logger('after-commit');
+
 /**
  * Runs `then` once the transaction has committed (never when it rolls back), outside it: a wake-up
  * for a worker or a clean-up must not see, or act on, what might still be undone. A failure of
@@ -17,5 +19,3 @@ export function afterCommit(trx: Knex.Transaction, then: () => unknown): void {
     () => undefined,
   );
 }
-
-const logger = new Logger('after-commit');

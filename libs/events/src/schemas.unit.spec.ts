@@ -23,6 +23,7 @@ function schemasAt(commit: string): string {
 
 describe('an event schema assembled from the envelope and its own fields', () => {
   const registered = schemasAt(registeredAt);
+  afterAll(() => fs.rmSync(path.dirname(registered), { recursive: true, force: true }));
 
   // An event added since has no version registered yet: its first is new, on purpose.
   const registeredTypes = eventTypes.filter((type) => fs.existsSync(path.join(registered, `${type}.avsc`)));

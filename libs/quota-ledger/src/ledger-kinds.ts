@@ -14,9 +14,6 @@ export const perTaskKinds = ['debit', 'refund', 'rejection', 'settled'] as const
 /** How a row of each kind moves its user's balance, by its amount. */
 export const balanceMove: Record<LedgerKind, -1 | 0 | 1> = { grant: 1, debit: -1, refund: 1, rejection: 0, settled: 0 };
 
-/** The kinds that move a balance. */
-export const movingKinds = ledgerKinds.filter((kind) => balanceMove[kind] !== 0);
-
 /** The event quota publishes for a row of each kind that tells the others (a grant and a settlement tell no one). */
 export const eventOfKind = { debit: 'QuotaDebited', refund: 'QuotaRefunded', rejection: 'QuotaRejected' } as const satisfies Partial<
   Record<LedgerKind, EventType>

@@ -25,19 +25,25 @@ export class WebhookResolver {
     const family = isIP(bare);
     if (family !== 0) return [{ address: bare, family: family as 4 | 6 }];
     if (!this.resolver) return (await dns.lookup(bare, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family as 4 | 6 }));
-    const [v4, v6] = await Promise.all([this.resolver.resolve4(bare).catch(noneOfThatFamily), this.resolver.resolve6(bare).catch(noneOfThatFamily)]);
-    const found = [...v4.map((address) => ({ address, family: 4 as const })), ...v6.map((address) => ({ address, family: 6 as const }))];
-    if (found.length === 0) throw Object.assign(new Error(`${bare} does not resolve`), { code: 'ENOTFOUND' });
+    const [v4, v6] = await Promise.all([addressesOf(this.resolver.resolve4(bare)), addressesOf(this.resolver.resolve6(bare))]);
+    const found = [...v4.addresses.map((address) => ({ address, family: 4 as const })), ...v6.addresses.map((address) => ({ address, family: 6 as const }))];
+    if (found.length === 0) {
+      const why = `IPv4: ${v4.failure ?? 'no address'}; IPv6: ${v6.failure ?? 'no address'}`;
+      throw Object.assign(new Error(`${bare} does not resolve (${why})`), { code: 'ENOTFOUND' });
+    }
     return found;
   }
 }
 
 /**
- * A name with addresses of one family only is the usual case: the other's lookup answers that it
- * has none. Any other failure (a server that does not answer) fails the lookup, and the delivery
- * is tried again later.
+ * One family's addresses, or why there are none. A name with addresses of one family only is the
+ * usual case, and a server that fails the other family's question (some answer AAAA with SERVFAIL)
+ * must not cost the name the addresses it has: a failure counts only when neither family answers,
+ * and is then named in the error.
  */
-function noneOfThatFamily(error: unknown): string[] {
-  if (['ENODATA', 'ENOTFOUND'].includes((error as NodeJS.ErrnoException).code ?? '')) return [];
-  throw error;
+function addressesOf(lookup: Promise<string[]>): Promise<{ addresses: string[]; failure?: string }> {
+  return lookup.then(
+    (addresses) => ({ addresses }),
+    (error: NodeJS.ErrnoException) => ({ addresses: [], failure: error.code ?? error.message }),
+  );
 }
