@@ -12,7 +12,7 @@ import { Logger } from '@nestjs/common';
 import { defaults } from '@app/config';
 import { createKnex, dropDatabase, ensureDatabase, migrateToLatest } from '@app/database';
 import { DomainEvent, eventTypes, newEvent } from '@app/events';
-import { messagingMigrations, outbox } from '@app/messaging';
+import { allMessagingMigrations, outbox } from '@app/messaging';
 import { createKafka, EventCodec } from '@app/kafka';
 import { outboxCommitted, OutboxRelay, outboxSignal, relayLockKey } from '@app/messaging/testing';
 import { percentile, runBenchmark, writeResult } from './bench-support';
@@ -135,7 +135,7 @@ async function latencies(write: (e: DomainEvent) => Promise<void>): Promise<numb
 async function main(): Promise<void> {
   await ensureDatabase(databaseUrl);
   const db = createKnex(databaseUrl);
-  await migrateToLatest(db, messagingMigrations);
+  await migrateToLatest(db, allMessagingMigrations);
   await createTopics();
   await registerSchemas(codec);
   try {

@@ -31,7 +31,7 @@ import * as os from 'node:os';
 import { Logger } from '@nestjs/common';
 import { defaults, serviceNames } from '@app/config';
 import { createKnex, dropDatabase, ensureDatabase, migrateToLatest } from '@app/database';
-import { messagingMigrations } from '@app/messaging';
+import { allMessagingMigrations } from '@app/messaging';
 import { EventCodec } from '@app/kafka';
 import { Platform } from '@test/platform';
 import { tokenFor } from '@test/tokens';
@@ -88,7 +88,7 @@ async function limits(platform: Platform, eventBytes: number) {
   await ensureDatabase(url.toString());
   const db = createKnex(url.toString());
   try {
-    await migrateToLatest(db, messagingMigrations);
+    await migrateToLatest(db, allMessagingMigrations);
     const transactions = await eventTransactionsPerSecond(db, url.toString(), 8, eventBytes);
     const pipe = await kafkaPipePerSecond(platform.kafka, `${platform.env.topicPrefix}bench-pipe`, eventBytes);
     const hopP99Ms = percentile(await kafkaHop(platform, 200), 99);

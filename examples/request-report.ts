@@ -2,8 +2,8 @@
  * How another system uses the task platform, with nothing of this repository but its contract:
  * kafkajs and the Confluent schema-registry client only.
  *
- *   npx ts-node examples/request-report.ts --user alice --key order-42 --input '{"text":"Q3"}' [--task-id <uuid>]
- *   npx ts-node examples/request-report.ts --user alice --cancel <taskId>
+ *   npx ts-node examples/request-report.ts --user acme:alice --key order-42 --input '{"text":"Q3"}' [--task-id <uuid>]
+ *   npx ts-node examples/request-report.ts --user acme:alice --cancel <taskId>
  *
  * Publishes one TaskRequested (Avro, the registry's latest schema of `task-requested-value`, key =
  * taskId), then reads the outcome topics until this task's TaskCompleted, TaskFailed or TaskRejected
@@ -15,7 +15,8 @@
  * It connects with that partner's KAFKA_USERNAME and KAFKA_PASSWORD (SCRAM-SHA-512; `npm run -s
  * kafka:credentials -- partner-<name>` prints them, and the registry's SCHEMA_REGISTRY_USERNAME and
  * SCHEMA_REGISTRY_PASSWORD), over TLS with KAFKA_SSL=on and KAFKA_SSL_CA. Without PARTNER it acts as
- * the single-partner default `external` on the shared topics (deprecated: docs/ingress.md).
+ * the single-partner default `external` on the shared topics, for users `external:<id>` alone
+ * (deprecated: docs/ingress.md).
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -131,4 +131,41 @@ describe('re-driving dead letters', () => {
     expect(await effects(forged.eventId)).toEqual([]);
     expect(await world.db('inbox').where({ event_id: forged.eventId })).toEqual([]);
   });
+
+  it('finishes a re-drive whose consumer stopped halfway once it starts again, each letter handled once', async () => {
+    // Given five letters of a consumer whose cause is then fixed
+    let resumeBroken = true;
+    const handlers = {
+      TaskRequested: async (e: { eventId: string }, { trx }: { trx: import('knex').Knex.Transaction }) => {
+        if (resumeBroken) throw new PlatformError('INVALID_EVENT', 'not yet');
+        await trx('effects').insert({ event_id: e.eventId, note: 'resumed' });
+      },
+    };
+    const first = await world.consumer(handlers, { name: 'resume' });
+    const events = Array.from({ length: 5 }, (_, i) => taskRequested(undefined, `resume-${i}`));
+    await world.publish(events);
+    // (the group reads the topic from its start: earlier tests' events are dead-lettered too)
+    const ours = new Set(events.map((e) => e.taskId));
+    const lettersOfOurs = async () => (await readDeadLetters(world.kafka, first.groupId)).filter((l) => ours.has(l.key?.toString() ?? ''));
+    await waitFor(async () => (await lettersOfOurs()).length === 5, { what: 'five dead letters' });
+    resumeBroken = false;
+
+    // When a slow re-drive of them is asked for, and its consumer stops after the first letter
+    const ids = (await lettersOfOurs()).map((l) => l.id);
+    const asked = await requestRedrive(world.kafka, first.groupId, { by: 'tester', ids, rate: 2 });
+    expect(asked.redriven).toHaveLength(5);
+    await waitFor(async () => (await redriveProgress(world.kafka, first.groupId, asked.requestId!)).length >= 1, { what: 'the first letter re-driven' });
+    await first.stop();
+    const before = (await redriveProgress(world.kafka, first.groupId, asked.requestId!)).length;
+    expect(before).toBeLessThan(5);
+
+    // Then once a consumer of the group starts again, the request is finished: every letter logged, each handled once
+    const second = await world.consumer(handlers, { name: 'resume' });
+    await waitFor(async () => (await redriveProgress(world.kafka, second.groupId, asked.requestId!)).length === 5, {
+      what: 'the rest of the request handled',
+      timeoutMs: 60_000,
+    });
+    // (the first test's consumer, fixed by now, reads the same topic in a group of its own: its effects are its own)
+    for (const e of events) expect(await effects(e.eventId).where({ note: 'resumed' })).toHaveLength(1);
+  });
 });

@@ -25,7 +25,7 @@ const services: Array<[ServiceName, Migration[], string[]]> = [
       'partners',
     ],
   ],
-  ['quota', quotaMigrations, ['inbox', 'outbox', 'quota_accounts', 'quota_ledger']],
+  ['quota', quotaMigrations, ['inbox', 'outbox', 'partner_budgets', 'quota_accounts', 'quota_ledger']],
   [
     'generation',
     generationMigrations,

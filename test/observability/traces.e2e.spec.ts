@@ -129,39 +129,32 @@ describe('traces', () => {
     }
   });
 
-  it("continues the trace an outside producer's TaskRequested carries in its traceparent", async () => {
+  it("links, never joins, the trace an outside producer's TaskRequested names in its traceparent: the task has its own", async () => {
+    // Given an outside request whose traceparent names a trace of its sender's (it could as well name another task's)
     const traceId = randomBytes(16).toString('hex');
     const parentSpanId = randomBytes(8).toString('hex');
-    const origin = { taskId: randomUUID(), userId: 'traced-outside', correlationId: randomUUID(), causationId: null };
-    const requested = newEvent('TaskRequested', { idempotencyKey: null, reportType: 'summary', input: '{}' }, origin, 'billing-system');
-    const codec = new EventCodec(defaults.schemaRegistryUrl, platform.env.topicPrefix);
-    const producer = platform.kafka.producer();
-    await producer.connect();
-    try {
-      const headers = { eventId: requested.eventId, eventType: requested.eventType, traceparent: `00-${traceId}-${parentSpanId}-01` };
-      await producer.send({
-        topic: codec.topicFor('TaskRequested'),
-        acks: -1,
-        messages: [{ key: requested.taskId, value: await codec.encode(requested), headers }],
-      });
-    } finally {
-      await producer.disconnect();
-    }
+    const traceparent = `00-${traceId}-${parentSpanId}-01`;
+    const requested = await publishOutsideRequest(platform, traceparent);
     await platform.settled(requested.taskId);
+
+    // Then the task is traced in its own trace (its correlation id), through every service
+    const own = requested.correlationId.replace(/-/g, '');
     let trace: ZipkinSpan[] = [];
     await waitFor(
       async () => {
-        const response = await fetch(`${zipkin}/api/v2/trace/${traceId}`);
+        const response = await fetch(`${zipkin}/api/v2/trace/${own}`);
         trace = response.ok ? ((await response.json()) as ZipkinSpan[]) : [];
-        const services = new Set(trace.map((s) => s.localEndpoint.serviceName));
-        return services.size === 4 && trace.some((s) => s.name === 'process taskcompleted' && s.localEndpoint.serviceName === 'notification');
+        return trace.some((s) => s.name === 'process taskcompleted' && s.localEndpoint.serviceName === 'notification');
       },
-      { what: 'the outside trace in Zipkin', timeoutMs: 30_000 },
+      { what: "the task's own trace in Zipkin", timeoutMs: 30_000 },
     );
-    const first = trace.find((s) => s.name === 'process taskrequested')!;
-    expect(first).toMatchObject({ parentId: parentSpanId, localEndpoint: { serviceName: 'tasks' }, tags: { taskId: requested.taskId } });
     expect(new Set(trace.map((s) => s.localEndpoint.serviceName))).toEqual(new Set(['tasks', 'quota', 'generation', 'notification']));
-    expect(trace.every((s) => s.traceId === traceId)).toBe(true);
+    // And its first span is a root that names the outsider's trace as data, a child of nothing of the sender's
+    const first = trace.find((s) => s.name === 'process taskrequested')!;
+    expect(first).toMatchObject({ localEndpoint: { serviceName: 'tasks' }, tags: { taskId: requested.taskId, outsideTraceparent: traceparent } });
+    expect(first.parentId).not.toBe(parentSpanId);
+    // And nothing was put into the sender's trace
+    expect((await fetch(`${zipkin}/api/v2/trace/${traceId}`)).status).toBe(404);
   });
 
   it('keeps, at a share of none, the spans of a task that failed from its failure on, and nothing of one that succeeded', async () => {
@@ -197,5 +190,32 @@ describe('traces', () => {
     expect(spans.filter((s) => s.name === 'process taskaccepted' || s.name.startsWith('post'))).toEqual([]);
     // And nothing of the task that succeeded, whose spans ended before the failed task's were exported
     expect(await tracesOf(succeeded)).toEqual([]);
+    // Nor of an outside request that succeeded though its traceparent said "sampled": an outsider does not steer the share
+    const steered = await publishOutsideRequest(platform, `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`);
+    expect((await platform.settled(steered.taskId)).state).toBe('SUCCESS');
+    const later = (await platform.submit('traced', { simulate: { permanentFailure: true } })).body.taskId as string;
+    await platform.settled(later);
+    await waitFor(async () => (await tracesOf(later)).length > 0, { what: 'a later failure exported', timeoutMs: 30_000 });
+    expect(await tracesOf(steered.taskId)).toEqual([]);
   });
 });
+
+/** A TaskRequested on the shared topic as an outside producer sends it, with `traceparent` among its headers. */
+async function publishOutsideRequest(platform: Platform, traceparent: string) {
+  const origin = { taskId: randomUUID(), userId: 'external:traced-outside', correlationId: randomUUID(), causationId: null };
+  const requested = newEvent('TaskRequested', { idempotencyKey: null, reportType: 'summary', input: '{}' }, origin, 'billing-system');
+  const codec = new EventCodec(defaults.schemaRegistryUrl, platform.env.topicPrefix);
+  const producer = platform.kafka.producer();
+  await producer.connect();
+  try {
+    const headers = { eventId: requested.eventId, eventType: requested.eventType, traceparent };
+    await producer.send({
+      topic: codec.topicFor('TaskRequested'),
+      acks: -1,
+      messages: [{ key: requested.taskId, value: await codec.encode(requested), headers }],
+    });
+  } finally {
+    await producer.disconnect();
+  }
+  return requested;
+}

@@ -31,7 +31,7 @@ describe('erasing a user', () => {
   const started = Date.now();
   const canary = `canary-${randomBytes(6).toString('hex')}`;
   const otherCanary = `kept-${randomBytes(6).toString('hex')}`;
-  const user = `forgotten-${randomBytes(3).toString('hex')}`;
+  const user = `external:forgotten-${randomBytes(3).toString('hex')}`;
   const allowedBeforeRetention = ['topic task-requested', 'topic tasks.dlq'];
   /** The user's webhook receiver, on a URL whose path and query hold the canary (as a receiver's token might). */
   const hooksReceived: string[] = [];
@@ -127,7 +127,7 @@ describe('erasing a user', () => {
       (await fetch(`${platform.url('tasks')}/users/${user}/data`, { method: 'DELETE', headers: { 'idempotency-key': 'e0', ...(await authAs(user)) } })).status,
     ).toBe(403);
     const erasure = await erase(user, 'erase-1');
-    expect(erasure).toMatchObject({ status: 202, location: `/users/${user}/data`, body: { userId: user, status: 'ERASING' } });
+    expect(erasure).toMatchObject({ status: 202, location: `/users/${encodeURIComponent(user)}/data`, body: { userId: user, status: 'ERASING' } });
     expect((await erase(user, 'erase-1')).body.erasureId).toBe(erasure.body.erasureId); // the same key replays
     const done = await waitFor(
       async () => {

@@ -69,7 +69,7 @@ describe('forged events', () => {
     const smuggled = newEvent(
       'TaskAccepted',
       { idempotencyKey: null, reportType: 'summary', input: '{}' },
-      { taskId, userId: 'forge-smuggler', correlationId: randomUUID(), causationId: null },
+      { taskId, userId: 'external:forge-smuggler', correlationId: randomUUID(), causationId: null },
       'tasks',
     );
     await forge(smuggled, 'QuotaDebited');
@@ -87,8 +87,8 @@ describe('forged events', () => {
     }
     // And no task, debit or job came of it
     await platform.consumersCaughtUp();
-    expect((await platform.get('tasks', '/tasks?userId=forge-smuggler')).items).toEqual([]);
-    expect(await platform.quota('forge-smuggler')).toMatchObject({ debited: 0 });
+    expect((await platform.get('tasks', '/tasks?userId=external:forge-smuggler')).items).toEqual([]);
+    expect(await platform.quota('external:forge-smuggler')).toMatchObject({ debited: 0 });
     expect((await fetch(`${platform.url('generation')}/generations/${taskId}`, { headers: await asAdmin() })).status).toBe(404);
   });
 
@@ -97,7 +97,7 @@ describe('forged events', () => {
     const first = newEvent(
       'TaskRequested',
       { idempotencyKey: 'forge-key', reportType: 'summary', input: '{"n":1}' },
-      { taskId: randomUUID(), userId: 'forge-claimer', correlationId: randomUUID(), causationId: null },
+      { taskId: randomUUID(), userId: 'external:forge-claimer', correlationId: randomUUID(), causationId: null },
       'partner',
     );
     await forge(first);
@@ -107,15 +107,15 @@ describe('forged events', () => {
     const pretender = newEvent(
       'TaskRequested',
       { idempotencyKey: 'forge-key', reportType: 'summary', input: '{"n":2}' },
-      { taskId: randomUUID(), userId: 'forge-claimer', correlationId: randomUUID(), causationId: null },
+      { taskId: randomUUID(), userId: 'external:forge-claimer', correlationId: randomUUID(), causationId: null },
       'tasks',
     );
     await forge(pretender);
     await platform.consumersCaughtUp();
 
     // Then it is rejected like any outside request, and quota charged only the first
-    expect(await platform.quota('forge-claimer')).toMatchObject({ debited: 1 });
-    expect((await platform.get('tasks', '/tasks?userId=forge-claimer')).items.map((t: { taskId: string }) => t.taskId)).toEqual([first.taskId]);
+    expect(await platform.quota('external:forge-claimer')).toMatchObject({ debited: 1 });
+    expect((await platform.get('tasks', '/tasks?userId=external:forge-claimer')).items.map((t: { taskId: string }) => t.taskId)).toEqual([first.taskId]);
   });
 
   it('completes a request the tasks service accepted under the old scheme (on task-requested) and no one acted on yet', async () => {

@@ -58,8 +58,8 @@ describe('hostile outside requests on task-requested', () => {
   it('dead-letters each request whose eventId or taskId reads like an outage, alone, and completes the valid one behind them', async () => {
     // Given requests whose ids PostgreSQL would refuse, quoting them, and a valid one behind them on the same partition
     const outageWords = ['fetch failed', 'ECONNREFUSED 127.0.0.1:5432', 'Connection terminated unexpectedly'];
-    const hostile = outageWords.flatMap((words) => [request('hostile-ids', { eventId: words }), request('hostile-ids', { taskId: words })]);
-    const valid = request('hostile-neighbour');
+    const hostile = outageWords.flatMap((words) => [request('external:hostile-ids', { eventId: words }), request('external:hostile-ids', { taskId: words })]);
+    const valid = request('external:hostile-neighbour');
 
     // When the outside principal publishes them
     await publish(...hostile, valid);
@@ -81,14 +81,14 @@ describe('hostile outside requests on task-requested', () => {
     }
     // And every consumer caught up: nothing stalls behind them
     await platform.consumersCaughtUp();
-    expect((await platform.get('tasks', '/tasks?userId=hostile-ids')).items).toEqual([]);
-    expect(await platform.quota('hostile-ids')).toMatchObject({ debited: 0 });
+    expect((await platform.get('tasks', '/tasks?userId=external:hostile-ids')).items).toEqual([]);
+    expect(await platform.quota('external:hostile-ids')).toMatchObject({ debited: 0 });
   });
 
   it('rejects an outside request over the body limit as INPUT_TOO_LARGE before anything is sealed or written, and the next one completes', async () => {
-    // Given an 850 KB input: within Kafka's limit, over HTTP's 64 KB, over Kafka's once sealed
-    const oversized = request('hostile-bulk', { input: JSON.stringify({ text: 'x'.repeat(850 * 1024) }) });
-    const next = request('hostile-bulk');
+    // Given a 200 KB input: within the request topic's limit (256 KiB: a larger record the broker refuses), over HTTP's 64 KB
+    const oversized = request('external:hostile-bulk', { input: JSON.stringify({ text: 'x'.repeat(200 * 1024) }) });
+    const next = request('external:hostile-bulk');
 
     // When the partner publishes it, then a normal request
     await publish(oversized, next);
@@ -107,6 +107,6 @@ describe('hostile outside requests on task-requested', () => {
     } finally {
       await db.end();
     }
-    expect(await platform.quota('hostile-bulk')).toMatchObject({ debited: 1 });
+    expect(await platform.quota('external:hostile-bulk')).toMatchObject({ debited: 1 });
   });
 });

@@ -4,7 +4,7 @@ import type { Kafka } from 'kafkajs';
 import { defaults } from '@app/config';
 import { createKnex, ensureDatabase, migrateToLatest } from '@app/database';
 import { DomainEvent, newEvent } from '@app/events';
-import { EventHandlers, messagingMigrations } from '@app/messaging';
+import { EventHandlers, allMessagingMigrations } from '@app/messaging';
 import { ConsumerOptions, ConsumerRunner, OutboxRelay, RelayOptions } from '@app/messaging/testing';
 import { createKafka, EventCodec } from '@app/kafka';
 import { removeTestData } from './remove-test-data';
@@ -36,7 +36,7 @@ export class MessagingWorld {
 
   async setup(): Promise<this> {
     await ensureDatabase(this.databaseUrl);
-    await migrateToLatest(this.db, messagingMigrations);
+    await migrateToLatest(this.db, allMessagingMigrations);
     await createEffectsTable(this.db);
     await this.env.provision(); // every event topic, the services' dead letters, and the principals' ACLs
     return this;

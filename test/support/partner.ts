@@ -56,11 +56,24 @@ export class PartnerClient {
 
   /** Publishes `event` to `topic` (its own request topic unless told), as this partner; rejects as the broker refuses. */
   async publish(event: EventOf<'TaskRequested'> | EventOf<'TaskCancelRequested'>, topic = this.topic(event.eventType)): Promise<void> {
+    await (await this.connected()).send({ topic, acks: -1, messages: [{ key: event.taskId, value: await this.codec.encode(event) }] });
+  }
+
+  /** Publishes many requests on its own request topic, as this partner, a few hundred to a send. */
+  async publishAll(events: Array<EventOf<'TaskRequested'>>): Promise<void> {
+    const producer = await this.connected();
+    for (let i = 0; i < events.length; i += 250) {
+      const messages = await Promise.all(events.slice(i, i + 250).map(async (event) => ({ key: event.taskId, value: await this.codec.encode(event) })));
+      await producer.send({ topic: this.topic('TaskRequested'), acks: -1, messages });
+    }
+  }
+
+  private async connected(): Promise<Producer> {
     if (!this.producer) {
       this.producer = this.kafka.producer();
       await this.producer.connect();
     }
-    await this.producer.send({ topic, acks: -1, messages: [{ key: event.taskId, value: await this.codec.encode(event) }] });
+    return this.producer;
   }
 
   /** Reads `topics` from their beginning in a group of this partner's own; rejects as the broker refuses. */

@@ -86,7 +86,7 @@ export async function runCampaign(rootDir: string, options: CampaignOptions, log
   const cluster = new Cluster(stack, options.instances, granted, (line) => serviceLog.write(`${line}\n`), release);
   const receiver = new WebhookReceiver(history, new Random(options.seed ^ 0x5eed));
   const nemesis = new Nemesis(stack, cluster, history, new Random(options.seed ^ 0xfa17), log, options.faults);
-  const workload = new Workload(stack, cluster, history, random, receiver, options.users, release ? options.users : 0);
+  const workload = new Workload(stack, cluster, history, random, receiver, options.users, release && { lateUsers: options.users });
   const deployer = release && new Deployer(cluster, history, log, deployTiming, () => workload.admitLateUsers());
   const admin = adminKafka(stack);
   const adminClient = admin.admin();

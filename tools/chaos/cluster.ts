@@ -89,6 +89,8 @@ export class Cluster {
     const env: NodeJS.ProcessEnv = {
       ...campaignSettings,
       DEFAULT_QUOTA: String(this.grantedQuota),
+      // A namespace's users start with the same grant; its cap (PARTNER_DRAW_CAP's default) holds every campaign user's
+      PARTNER_NEW_USER_QUOTA: String(this.grantedQuota),
       STACK_DIR: this.stack.stackDir,
       DATABASE_URL: this.stack.databaseUrl,
       KAFKA_BROKERS: kafkaBrokers(this.stack),

@@ -43,7 +43,7 @@ export async function strikeDatabase(kind: DatabaseFaultKind, stack: StackConfig
       ? `${now.name} leads on timeline ${now.timeline}, instead of ${before.name} on ${before.timeline}`
       : undefined;
   };
-  const rejoined = () => untilReplica(stack, leader);
+  const rejoined = () => untilReplica(stack, leader, other);
   if (kind === 'switchover-postgres') {
     const response = await fetch(`http://127.0.0.1:${leader.restPort}/switchover`, {
       method: 'POST',
@@ -171,11 +171,18 @@ function signalQuietly(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** Until the struck node streams from the new primary again (it may rewind first), as its synchronous standby if the mode is synchronous. */
-async function untilReplica(stack: StackConfig, node: PostgresNode): Promise<void> {
+/**
+ * Until the struck node streams from the new primary again (it may rewind first), as its synchronous
+ * standby if the mode is synchronous — or, healed before its lease ran out (a run that ended just
+ * after the strike), until it leads again with `other` as that standby: the pair is whole either way.
+ */
+async function untilReplica(stack: StackConfig, node: PostgresNode, other: PostgresNode): Promise<void> {
   const deadline = Date.now() + 180_000;
   const role = stack.postgresReplication === 'synchronous' ? 'sync' : 'replica';
-  while (!(await restAnswers(`http://127.0.0.1:${node.restPort}/${role}`))) {
+  const whole = async () =>
+    (await restAnswers(`http://127.0.0.1:${node.restPort}/${role}`)) ||
+    ((await restAnswers(`http://127.0.0.1:${node.restPort}/primary`)) && (await restAnswers(`http://127.0.0.1:${other.restPort}/${role}`)));
+  while (!(await whole())) {
     if (Date.now() > deadline) throw new Error(`${node.name} did not rejoin as a standby within 180 s`);
     if (runningPid(nodeProcess(stack, node)) === undefined) await startPostgresNode(stack, node, 'replica');
     await sleep(1000);

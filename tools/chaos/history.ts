@@ -32,7 +32,7 @@ export interface PublishOp {
   acknowledged: boolean;
   /** A request written to be refused (see hostile-requests): `taskId` is then its message key. */
   hostile?: Hostility;
-  /** A partner's request for another partner's user (`user`), to be refused as NOT_YOUR_USER. */
+  /** A sender's request for a user outside its namespace (`user`: another partner's, an HTTP user), to be refused as NOT_YOUR_USER. */
   forged?: boolean;
   /** Where it was written: its outside system's request topic. */
   topic?: string;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DomainEvent, EventBody, EventType, newEvent, topicFor } from '@app/events';
 import type { HistoryEntry } from './history';
+import type { Hostility } from './hostile-requests';
 import { checkInvariants, Evidence, PlacedEvent } from './invariants';
 
 /** A small, healthy run: one task by POST, completed and notified by webhook; then each promise broken on purpose. */
@@ -56,7 +57,7 @@ describe('the campaign checker', () => {
   });
 
   it('holds each hostile outside request to its own answer: a dead letter of tasks under its key, or INPUT_TOO_LARGE', () => {
-    const publish = (hostile: 'outage-event-id' | 'oversized' | 'wrong-type', key: string): HistoryEntry => ({
+    const publish = (hostile: Hostility, key: string): HistoryEntry => ({
       kind: 'publish',
       at: 8,
       user,
@@ -66,7 +67,7 @@ describe('the campaign checker', () => {
       acknowledged: true,
       hostile,
     });
-    const [lettered, unanswered, tooLarge, wrongType] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const [lettered, unanswered, tooLarge, wrongType, cut, garbage] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
     const evidence: Evidence = {
       ...healthy,
       history: [
@@ -75,15 +76,21 @@ describe('the campaign checker', () => {
         publish('outage-event-id', unanswered),
         publish('oversized', tooLarge),
         publish('wrong-type', wrongType),
+        publish('truncated-avro', cut),
+        publish('near-limit-garbage', garbage),
       ],
-      undecodable: 1,
+      // the wrong-type value and the cut one; the garbage too, had the checker read it
+      undecodable: 2,
       deadLetters: [
+        { topic: 'tasks.dlq', key: cut, errorCode: 'DECODE_FAILED', errorMessage: 'truncated buffer' },
         { topic: 'tasks.dlq', key: lettered, errorCode: 'INVALID_EVENT', errorMessage: 'eventId must be a UUID' },
         { topic: 'tasks.dlq', key: wrongType, errorCode: 'TOPIC_MISMATCH', errorMessage: 'a TaskCompleted on the topic of TaskRequested' },
       ],
     };
-    // The unanswered one, and the oversized one that no TaskRejected answered (a request with no outcome, too); the wrong-type value is not counted undecodable
-    expect(violated(evidence)).toEqual({ OUTSIDE_REQUESTS_ANSWERED: 2, EVERY_ACCEPTED_TASK_ENDS: 1 });
+    // The unanswered one, the garbage no dead letter answered, and the oversized one that no TaskRejected answered (a request with no outcome, too); what was written as no request is not counted undecodable
+    expect(violated(evidence)).toEqual({ OUTSIDE_REQUESTS_ANSWERED: 3, EVERY_ACCEPTED_TASK_ENDS: 1 });
+    // And an undecodable value beyond those written so is
+    expect(violated({ ...evidence, undecodable: 4 })).toMatchObject({ EVENTS_DECODE: 1 });
   });
 
   it('counts an accepted task with no outcome, and a second task under one key', () => {

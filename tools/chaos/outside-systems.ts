@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { logLevel } from 'kafkajs';
 import { DomainEvent, newEvent, topicFor } from '@app/events';
-import { namespaceOf, PartnerPrincipal, partnerPrincipal, partnerTopicFor } from '@app/catalogue';
+import { externalNamespace, namespaceOf, PartnerPrincipal, partnerPrincipal, partnerTopicFor } from '@app/catalogue';
 import { createKafka, EventCodec, IdempotentProducer, localKafkaCredentials, localRegistryCredentials } from '@app/kafka';
 import { kafkaBootstrap, registryUrl, StackConfig } from '../stack/stack.config';
 import type { Behaviour, History } from './history';
 import type { Random } from './random';
-import { hostileRequest, hostilities, Hostility } from './hostile-requests';
+import { hostileRequest, hostilities, Hostility, Mutation, notARequest } from './hostile-requests';
 
-/** The campaign's partners (added with the stack); the other users are the single-partner default's, `external`'s. */
+/** The campaign's partners (added with the stack); besides theirs, users are `external:`'s or HTTP users of no namespace. */
 export const campaignPartners = ['alpha', 'beta'] as const;
 
 export interface Sent {
@@ -29,8 +29,9 @@ interface Sender {
 /**
  * The outside systems writing TaskRequested on Kafka, each with its own credentials: the partners
  * `alpha` and `beta`, each for its own users (`alpha:…`) on its own topic, and `external` on the
- * shared topic for the rest. One request in ten is hostile (written to be refused), and one
- * partner request in twenty is forged for the other partner's user (refused as NOT_YOUR_USER).
+ * shared topic for its own (`external:…`). One request in five is hostile (written to be refused), and
+ * one in ten of the rest is forged for a user outside its sender's namespace — another partner's, or an HTTP
+ * user's (refused as NOT_YOUR_USER, charging nobody).
  */
 export class OutsideSystems {
   private readonly senders = new Map<string, Sender>();
@@ -40,6 +41,11 @@ export class OutsideSystems {
     private readonly history: History,
     private readonly random: Random,
     private readonly users: string[],
+    /**
+     * Whether `external` may be made to forge for HTTP users: not while a release before the rule runs beside
+     * the head (a rolling deploy), since that release acted for them and takes such a request in by its rule.
+     */
+    private readonly externalRefusesHttpUsers = true,
   ) {}
 
   async connect(): Promise<void> {
@@ -64,16 +70,27 @@ export class OutsideSystems {
     for (const sender of this.senders.values()) await sender.producer.disconnect().catch(() => undefined);
   }
 
+  /** Every hostility once, each from a sender picked at random, so that no run leaves one out (the rest come by chance). */
+  async everyHostilityOnce(): Promise<void> {
+    const namespaced = this.users.filter((user) => namespaceOf(user) !== undefined);
+    for (const [i, hostility] of hostilities.entries()) {
+      const user = this.random.pick(namespaced);
+      const sent: Sent = { user, key: `hostile-${i}`, body: '{}', behaviour: 'success' };
+      await this.send(this.senders.get(namespaceOf(user)!)!, sent, hostileRequest(hostility, this.random, user, sent.key), { hostile: hostility });
+    }
+  }
+
   /** A request of `sent.user`'s outside system; sometimes the same key again under a new taskId (a DUPLICATE). */
   async publish(sent: Sent, twice: boolean): Promise<void> {
-    const sender = this.senders.get(namespaceOf(sent.user) ?? 'external')!;
+    const sender = this.senders.get(namespaceOf(sent.user) ?? externalNamespace)!;
     const { input, reportType } = JSON.parse(sent.body) as { input: unknown; reportType: string };
-    if (this.random.chance(0.1)) {
+    if (this.random.chance(0.2)) {
       const hostility = this.random.pick(hostilities);
       return this.send(sender, sent, hostileRequest(hostility, this.random, sent.user, sent.key), { hostile: hostility });
     }
-    const victims = this.users.filter((user) => sender.name !== 'external' && namespaceOf(user) !== undefined && namespaceOf(user) !== sender.name);
-    if (victims.length > 0 && this.random.chance(0.05)) {
+    const httpUserOfExternal = (user: string) => sender.name === externalNamespace && namespaceOf(user) === undefined;
+    const victims = this.users.filter((user) => namespaceOf(user) !== sender.name && (this.externalRefusesHttpUsers || !httpUserOfExternal(user)));
+    if (victims.length > 0 && this.random.chance(0.1)) {
       const victim = this.random.pick(victims);
       const origin = { taskId: randomUUID(), userId: victim, correlationId: randomUUID(), causationId: null };
       const event = newEvent('TaskRequested', { idempotencyKey: sent.key, reportType, input: JSON.stringify(input) }, origin, sender.name);
@@ -91,7 +108,7 @@ export class OutsideSystems {
   private async send(
     sender: Sender,
     sent: Sent,
-    { event, messageKey }: { event: DomainEvent; messageKey: string },
+    { event, messageKey, mutate }: { event: DomainEvent; messageKey: string; mutate?: Mutation },
     how: { hostile?: Hostility; forged?: boolean } = {},
   ): Promise<void> {
     const entry = {
@@ -105,14 +122,15 @@ export class OutsideSystems {
       ...how,
     };
     try {
-      const value = await sender.codec.encode(event);
+      const encoded = await sender.codec.encode(event);
+      const value = mutate ? await mutate(encoded, (other) => sender.codec.encode(other)) : encoded;
       const [placed] = await sender.producer.send({
         topic: sender.topic,
         acks: -1,
         messages: [{ key: messageKey, value, headers: { eventId: event.eventId, eventType: event.eventType } }],
       });
       // A value of another type is not a TaskRequested the topic can be checked to hold.
-      const eventId = how.hostile === 'wrong-type' ? undefined : event.eventId;
+      const eventId = how.hostile && notARequest.has(how.hostile) ? undefined : event.eventId;
       this.history.record({ ...entry, acknowledged: true, eventId, partition: placed.partition, offset: Number(placed.baseOffset) });
     } catch (error) {
       this.history.record({ ...entry, acknowledged: false, error: (error as Error).message });

@@ -12,8 +12,8 @@ const refusals = new Set(['TaskRejected', 'TaskCancelRejected']);
  *   request a partner wrote, is on that partner's own topic too, with the same eventId;
  * - PARTNER_OUTCOMES_APART: a partner's topics hold only its own users' outcomes and the refusals of
  *   its own requests;
- * - FORGED_REQUESTS_REFUSED: a partner's request for another partner's user was refused as
- *   NOT_YOUR_USER, and no task was accepted for it.
+ * - FORGED_REQUESTS_REFUSED: a sender's request for a user outside its namespace (another
+ *   partner's, an HTTP user's) was refused as NOT_YOUR_USER, and no task was accepted for it.
  * `firstOf` is every task event once, at its first offset, on the platform's own topics.
  */
 export function partnerInvariants(evidence: Evidence, firstOf: PlacedEvent[]): InvariantResult[] {
@@ -61,7 +61,7 @@ export function partnerInvariants(evidence: Evidence, firstOf: PlacedEvent[]): I
   for (const placed of firstOf) byTask.set(placed.event.taskId, [...(byTask.get(placed.event.taskId) ?? []), placed]);
   report(
     'FORGED_REQUESTS_REFUSED',
-    "a partner's request for another partner's user is refused as NOT_YOUR_USER, and nothing is accepted for it",
+    "a sender's request for a user outside its namespace is refused as NOT_YOUR_USER, and nothing is accepted for it",
     forged.flatMap((p) => {
       const events = (byTask.get(p.taskId) ?? []).map((placed) => placed.event);
       const refused = events.some((e) => e.eventType === 'TaskRejected' && (e as { reason?: string }).reason === 'NOT_YOUR_USER');

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { namespaceOf } from '@app/catalogue';
 import { signLocalToken } from '../auth/sign-token';
 import { StackConfig } from '../stack/stack.config';
 import type { Cluster } from './cluster';
@@ -31,8 +32,8 @@ const behaviours: Array<readonly [Behaviour, number]> = [
  * Users submitting tasks as clients do: with an Idempotency-Key, about a fifth of them sent again
  * (at once, concurrently, or up to three minutes later; a client whose request got no answer always sends it
  * again), a few reusing a key with another body, about one in twenty cancelled, and outside systems
- * writing TaskRequested on Kafka (see OutsideSystems): a third of the users are partner alpha's, a
- * third beta's. Each task asks the model simulator for one behaviour.
+ * writing TaskRequested on Kafka (see OutsideSystems): a quarter of the users are HTTP users alone, a
+ * quarter the single-partner default's (`external:…`), a quarter partner alpha's, a quarter beta's. Each task asks the model simulator for one behaviour.
  */
 export class Workload {
   private readonly tokens = new Map<string, string>();
@@ -50,7 +51,7 @@ export class Workload {
   /** The users who submit now: late ones join when admitted, so that their accounts (and grants) are made then. */
   private active: string[];
   /** Users who submit a few tasks at the start and are then erased, while the others work on. */
-  readonly idleUsers = ['chaos-idle-0', 'chaos-idle-1'];
+  readonly idleUsers = ['external:chaos-idle-0', 'external:chaos-idle-1'];
 
   constructor(
     private readonly stack: StackConfig,
@@ -59,12 +60,15 @@ export class Workload {
     private readonly random: Random,
     private readonly receiver: WebhookReceiver,
     userCount: number,
-    lateUserCount = 0,
+    /** A rolling deploy's: users who join once both releases run, and a previous release that let `external` act for HTTP users. */
+    deploy?: { lateUsers: number },
   ) {
-    const namespaces = ['', ...campaignPartners.map((partner) => `${partner}:`)];
+    const lateUserCount = deploy?.lateUsers ?? 0;
+    // HTTP users (no namespace), the single-partner default's and each partner's, in turn
+    const namespaces = ['', 'external:', ...campaignPartners.map((partner) => `${partner}:`)];
     this.users = Array.from({ length: userCount + lateUserCount }, (_, i) => `${namespaces[i % namespaces.length]}chaos-user-${i}`);
     this.active = this.users.slice(0, userCount);
-    this.outside = new OutsideSystems(stack, history, random, this.users);
+    this.outside = new OutsideSystems(stack, history, random, this.users, deploy === undefined);
     this.erasures = new Erasures(stack, cluster, history, random);
   }
 
@@ -93,6 +97,7 @@ export class Workload {
   async run(): Promise<void> {
     this.running = true;
     this.startIdleUsers();
+    this.track(this.outside.everyHostilityOnce());
     while (this.running) {
       const due = this.later.findIndex((l) => l.due <= Date.now());
       const cancel = this.cancels.findIndex((c) => c.due <= Date.now());
@@ -127,7 +132,8 @@ export class Workload {
     const key = `k-${++this.counter}`;
     const body = JSON.stringify({ reportType: 'summary', input: { n: this.counter, simulate: simulations[behaviour] } });
     const sent: Sent = { user, key, body, behaviour };
-    if (this.random.chance(0.1)) {
+    // A user of a namespace is asked for from outside too; an HTTP user only over HTTP (no sender may act for it)
+    if (namespaceOf(user) !== undefined && this.random.chance(0.15)) {
       this.track(this.outside.publish(sent, this.random.chance(0.2)));
       return;
     }

@@ -11,7 +11,7 @@ import {
   forEachDeadLetter,
   listParkedRows,
   matches,
-  readDeadLetters,
+  readDeadLetter,
   redriveProgress,
   releaseParkedRows,
   requestRedrive,
@@ -78,7 +78,7 @@ program
   .requiredOption('--group <service>', 'the service whose consumer dead-lettered it', service)
   .action(async (id: string, options: { group: string }) => {
     const group = `${config.topicPrefix}${options.group}`;
-    const letter = (await readDeadLetters(kafka, group)).find((l) => l.id === id);
+    const letter = await readDeadLetter(kafka, group, id);
     if (!letter) throw new Error(`no dead letter ${id} for ${options.group}`);
     process.stdout.write(`${JSON.stringify({ ...letter, key: letter.key?.toString(), value: letter.value?.toString('base64') }, null, 2)}\n`);
   });

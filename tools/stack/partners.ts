@@ -4,9 +4,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { localAuthFiles } from '@app/auth';
-import { partnerNamePattern, partnerPrincipal } from '@app/catalogue';
+import { partnerPrincipal, requirePartnerName } from '@app/catalogue';
 import { createKafka, localKafkaCredentials } from '@app/kafka';
-import { applyGrants, partnerAclPlan, provisionPartner } from '@app/kafka-admin';
+import { applyGrants, partnerAclPlan, provisionPartner, refuseOverlappingName } from '@app/kafka-admin';
 import { javaClasspathArgs } from './kafka';
 import { ensureRegistryPasswords } from './registry-gate';
 import { kafkaBootstrap, StackConfig } from './stack.config';
@@ -20,14 +20,16 @@ import { requireCommand } from './toolchain';
  * partner that exists changes nothing but its topics, for a new prefix.
  */
 export async function addPartner(config: StackConfig, partner: string, prefixes: string[] = ['']): Promise<{ principal: string }> {
-  if (!partnerNamePattern.test(partner)) throw new Error(`a partner's name must match ${partnerNamePattern}`);
+  requirePartnerName(partner);
   const principal = partnerPrincipal(partner);
+  const kafka = adminKafka(config);
+  // Before its credentials are made: a refused name leaves nothing behind.
+  for (const prefix of prefixes) await refuseOverlappingName(kafka, partner, prefix);
   const files = localAuthFiles(config.stackDir);
   const kafkaPassword = addPassword(files.kafkaCredentials, files.kafkaPasswordFile(principal), principal);
   addPassword(files.registryCredentials, files.registryPasswordFile(principal), principal);
   ensureRegistryPasswords(config.stackDir);
   await setScramCredential(config, principal, kafkaPassword);
-  const kafka = adminKafka(config);
   for (const prefix of prefixes) await provisionPartner(kafka, partner, prefix);
   return { principal };
 }
@@ -58,7 +60,7 @@ function addPassword(allFile: string, oneFile: string, principal: string): strin
  * they are the record of what it asked and was answered.
  */
 export async function removePartner(config: StackConfig, partner: string, prefixes: string[] = ['']): Promise<void> {
-  if (!partnerNamePattern.test(partner)) throw new Error(`a partner's name must match ${partnerNamePattern}`);
+  requirePartnerName(partner);
   const principal = partnerPrincipal(partner);
   const files = localAuthFiles(config.stackDir);
   await configCommand(config, ['--alter', '--entity-type', 'users', '--entity-name', principal, '--delete-config', 'SCRAM-SHA-512']);

@@ -24,11 +24,11 @@ export class QuotaHandlers implements HandlerSource<'quota'> {
 
   handlers(): HandlersOf<'quota'> {
     return {
-      TaskAccepted: setBased<'TaskAccepted'>((events, context) => debitQuota(events, context, this.config.defaultQuota)),
+      TaskAccepted: setBased<'TaskAccepted'>((events, context) => debitQuota(events, context, this.config)),
       GenerationSucceeded: setBased(settleTask),
       GenerationFailed: setBased(refundQuota),
-      TaskTimedOut: setBased<'TaskTimedOut'>((events, context) => closeTimedOut(events, context, this.config.defaultQuota)),
-      TaskCancelled: setBased<'TaskCancelled'>((events, context) => refundCancelled(events, context, this.config.defaultQuota)),
+      TaskTimedOut: setBased<'TaskTimedOut'>((events, context) => closeTimedOut(events, context, this.config)),
+      TaskCancelled: setBased<'TaskCancelled'>((events, context) => refundCancelled(events, context, this.config)),
       UserErasureRequested: answerErasure,
     };
   }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ServiceModule } from '@app/service';
+import { PartnerBudgetController } from './http/partner-budget.controller';
 import { QuotaController } from './http/quota.controller';
 import { quotaMigrations } from './migrations';
 import { loadQuotaConfig, QUOTA_CONFIG } from './quota.config';
@@ -14,6 +15,6 @@ import { QuotaHandlers } from './quota.handlers';
       providers: [{ provide: QUOTA_CONFIG, useFactory: () => loadQuotaConfig() }],
     }),
   ],
-  controllers: [QuotaController],
+  controllers: [QuotaController, PartnerBudgetController],
 })
 export class QuotaModule {}

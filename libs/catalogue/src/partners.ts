@@ -10,11 +10,37 @@ import { topicFor } from '@app/events';
  */
 export const partnerNamePattern = /^[a-z][a-z0-9-]{1,30}$/;
 
+/**
+ * The namespace of the single-partner default `external` (the shared request topic): it acts only
+ * for users mapped to it, `external:<id>`, never for an HTTP user of no namespace. The name is
+ * therefore no partner's.
+ */
+export const externalNamespace = 'external';
+
+/** `partner` if it may be a partner's name; otherwise an error that says why. */
+export function requirePartnerName(partner: string): string {
+  if (!partnerNamePattern.test(partner)) throw new Error(`a partner's name must match ${partnerNamePattern}: ${JSON.stringify(partner)}`);
+  if (partner === externalNamespace) throw new Error(`"${externalNamespace}" is the shared request topic's namespace, no partner's name`);
+  return partner;
+}
+
 /** What a partner writes, and what reaches it: the outside world's events, on its own topics. */
 export const partnerEvents = {
   produces: ['TaskRequested', 'TaskCancelRequested'] as EventType[],
   consumes: ['TaskCompleted', 'TaskFailed', 'TaskRejected', 'TaskCancelRejected'] as EventType[],
 };
+
+/**
+ * The partner among `existing` whose resource names would overlap `partner`'s, if any: a partner's
+ * consumer groups are granted by prefix (`partner-acme-`), and names may hold hyphens, so `acme`'s
+ * prefix covers every group of `acme-corp`. Two names overlap when one is the other followed by `-`.
+ */
+export function overlappingPartner(partner: string, existing: Iterable<string>): string | undefined {
+  for (const other of existing) {
+    if (other !== partner && (other.startsWith(`${partner}-`) || partner.startsWith(`${other}-`))) return other;
+  }
+  return undefined;
+}
 
 export type PartnerPrincipal = `partner-${string}`;
 
@@ -56,8 +82,8 @@ export function namespaceOf(userId: string): string | undefined {
 /**
  * Whether a request from `partner` (undefined: the shared request topic of the single-partner
  * default, `external`) may act for `userId`: a partner for the users of its namespace only, the
- * shared topic for users of no partner's namespace only.
+ * shared topic for the users of `external:` only — never for an HTTP user, whose id has no namespace.
  */
 export function mayActFor(partner: string | undefined, userId: string): boolean {
-  return namespaceOf(userId) === partner;
+  return namespaceOf(userId) === (partner ?? externalNamespace);
 }

@@ -1,4 +1,4 @@
-import { mayActFor, namespaceOf, partnerTopicFor, partnerTopicOf } from './partners';
+import { mayActFor, namespaceOf, overlappingPartner, partnerTopicFor, partnerTopicOf, requirePartnerName } from './partners';
 
 describe('partners', () => {
   it("names a partner's topics behind the prefix and reads them back", () => {
@@ -23,12 +23,27 @@ describe('partners', () => {
     expect(namespaceOf(':alice')).toBeUndefined();
   });
 
-  it('lets a partner act only for its own users, and the shared topic only for users of no namespace', () => {
+  it('lets a partner act only for its own users, and the shared topic only for users of external:', () => {
     expect(mayActFor('acme', 'acme:alice')).toBe(true);
     expect(mayActFor('acme', 'globex:bob')).toBe(false);
     expect(mayActFor('acme', 'alice')).toBe(false);
     expect(mayActFor('acme', 'acmex:alice')).toBe(false);
-    expect(mayActFor(undefined, 'alice')).toBe(true);
+    // The shared topic (the single-partner default) acts for its own namespace only, never for an HTTP user
+    expect(mayActFor(undefined, 'external:alice')).toBe(true);
+    expect(mayActFor(undefined, 'alice')).toBe(false);
     expect(mayActFor(undefined, 'acme:alice')).toBe(false);
+  });
+
+  it("keeps external, the shared topic's namespace, from every partner", () => {
+    expect(() => requirePartnerName('external')).toThrow(/no partner's name/);
+    expect(() => requirePartnerName('Acme')).toThrow(/must match/);
+    expect(requirePartnerName('external-corp')).toBe('external-corp');
+  });
+
+  it("finds a partner whose name is another's plus a hyphenated tail, either way, and no other", () => {
+    expect(overlappingPartner('acme-corp', ['globex', 'acme'])).toBe('acme');
+    expect(overlappingPartner('acme', ['acme-corp'])).toBe('acme-corp');
+    expect(overlappingPartner('acme', ['acme'])).toBeUndefined(); // the same partner, added again
+    expect(overlappingPartner('acme', ['acmecorp', 'corp-acme', 'acm'])).toBeUndefined();
   });
 });

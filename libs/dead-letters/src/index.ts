@@ -3,7 +3,7 @@
  * reading them, re-driving them, and releasing parked rows; what the dlq tool, the console and the
  * outbox endpoint use.
  */
-export { deadLetterHeaders, deadLetterMessage, type FailedDelivery } from './dead-letter-format';
+export { deadLetterHeaders, deadLetterMessage, isDeadLetterHeader, withoutValue, type FailedDelivery } from './dead-letter-format';
 export * from './dead-letter-store';
 export * from './redrive';
 export { listParkedRows, releaseParkedRows, type ParkedRow } from './parked-rows';

@@ -26,11 +26,15 @@ export interface RedriveResult {
   skipped: Array<{ letter: DeadLetter; why: string }>;
 }
 
+/** Whether a request names the letter (by its filter, and its ids if any): only those keep their values when a service reads its letters. */
+export function askedFor(letter: DeadLetter, request: Omit<RedriveRequest, 'requestId' | 'by'>): boolean {
+  return matches(letter, request) && (!request.ids || request.ids.includes(letter.id));
+}
+
 /** Which letters a request takes, and why each other one it matches is left. */
 export function selectForRedrive(letters: DeadLetter[], done: Map<string, RedriveLogEntry>, request: Omit<RedriveRequest, 'requestId' | 'by'>): RedriveResult {
   const result: RedriveResult = { redriven: [], skipped: [] };
-  const picked = request.ids && new Set(request.ids);
-  for (const letter of letters.filter((l) => matches(l, request) && (!picked || picked.has(l.id)))) {
+  for (const letter of letters.filter((l) => askedFor(l, request))) {
     const before = done.get(letter.id);
     if (before) result.skipped.push({ letter, why: `already re-driven by ${before.by} at ${before.at}` });
     else if (letter.parked && !request.includeParked) result.skipped.push({ letter, why: 'parked: it failed again after a re-drive' });
@@ -50,7 +54,11 @@ export function selectForRedrive(letters: DeadLetter[], done: Map<string, Redriv
  */
 export async function requestRedrive(kafka: Kafka, groupId: string, options: RedriveOptions): Promise<RedriveResult> {
   const { dryRun, readerGroupPrefix, ...asked } = options;
-  const [letters, done] = await Promise.all([readDeadLetters(kafka, groupId, readerGroupPrefix), readRedriveLog(kafka, groupId, readerGroupPrefix)]);
+  // The asker needs which letters, not their values: the service reads those itself
+  const [letters, done] = await Promise.all([
+    readDeadLetters(kafka, groupId, readerGroupPrefix, () => false),
+    readRedriveLog(kafka, groupId, readerGroupPrefix),
+  ]);
   const result = selectForRedrive(letters, done, asked);
   if (dryRun || result.redriven.length === 0) return result;
   const request: RedriveRequest = { ...asked, requestId: randomUUID() };

@@ -8,3 +8,4 @@ export * from './register-schemas';
 export * from './read-to-end';
 export * from './provisioning.config';
 export * from './partners';
+export * from './read-range';

@@ -1,8 +1,8 @@
 import type { Kafka } from 'kafkajs';
-import { partnerNamePattern, partnerPrincipal, partnerTopics } from '@app/catalogue';
+import { overlappingPartner, partnerPrincipal, partnerTopicOf, partnerTopics, requirePartnerName } from '@app/catalogue';
 import { ensureTopics } from '@app/kafka';
 import { applyGrants, Grant } from './provision';
-import { outsideRequestRetentionMs } from './provisioning.config';
+import { outsideRequestRetentionMs, requestRecordMaxBytes } from './provisioning.config';
 
 /**
  * One partner's ACLs behind `prefix`: it writes its own request topics and reads them back (its own
@@ -12,7 +12,7 @@ import { outsideRequestRetentionMs } from './provisioning.config';
  * shared ones are refused by the broker.
  */
 export function partnerAclPlan(partner: string, prefix = ''): Grant[] {
-  if (!partnerNamePattern.test(partner)) throw new Error(`a partner's name must match ${partnerNamePattern}: ${JSON.stringify(partner)}`);
+  requirePartnerName(partner);
   const principal = partnerPrincipal(partner);
   const { requests, outcomes } = partnerTopics(partner, prefix);
   const topic = (name: string, who: Grant['principal'], operation: Grant['operation']): Grant => ({ principal: who, resource: 'topic', name, operation });
@@ -31,7 +31,8 @@ export function partnerAclPlan(partner: string, prefix = ''): Grant[] {
 /**
  * A partner's topics and ACLs behind `prefix`, as admin. Its requests carry its users' input in
  * plaintext and are kept as long as the shared request topic's (TASK_REQUESTED_RETENTION); its
- * outcomes for good, as the shared ones. Running it again changes nothing.
+ * outcomes for good, as the shared ones; its requests are records of 256 KiB at most (a dead letter
+ * of one always fits). Running it again changes nothing.
  */
 export async function provisionPartner(
   adminKafka: Kafka,
@@ -41,10 +42,37 @@ export async function provisionPartner(
   requestRetentionMs = outsideRequestRetentionMs(process.env),
 ): Promise<'acls granted' | 'no authorizer'> {
   const grants = partnerAclPlan(partner, prefix);
+  await refuseOverlappingName(adminKafka, partner, prefix);
   const { requests, outcomes } = partnerTopics(partner, prefix);
   await ensureTopics(adminKafka, [
-    ...requests.map((topic) => ({ topic, partitions, retentionMs: requestRetentionMs })),
+    ...requests.map((topic) => ({ topic, partitions, retentionMs: requestRetentionMs, maxMessageBytes: requestRecordMaxBytes })),
     ...outcomes.map((topic) => ({ topic, partitions })),
   ]);
   return applyGrants(adminKafka, grants);
+}
+
+/** The partners behind `prefix` that the broker has topics of: every partner ever added there (a removed one keeps its topics). */
+export async function partnersOnBroker(adminKafka: Kafka, prefix = ''): Promise<string[]> {
+  const admin = adminKafka.admin();
+  await admin.connect();
+  try {
+    const partners = (await admin.listTopics()).map((topic) => partnerTopicOf(topic, prefix)?.partner).filter((p): p is string => p !== undefined);
+    return [...new Set(partners)];
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
+ * Refuses a partner whose name overlaps one the broker already has behind `prefix` (`acme` and
+ * `acme-corp`): its group grant, by prefix, would cover the other's groups. Every way of adding a
+ * partner comes through here, before anything of it is made.
+ */
+export async function refuseOverlappingName(adminKafka: Kafka, partner: string, prefix = ''): Promise<void> {
+  const other = overlappingPartner(partner, await partnersOnBroker(adminKafka, prefix));
+  if (other) {
+    throw new Error(
+      `partner ${JSON.stringify(partner)} is refused: its resource names would overlap partner ${JSON.stringify(other)}'s (one name is the other's plus "-…")`,
+    );
+  }
 }

@@ -12,7 +12,7 @@ import {
   ServicePrincipal,
 } from '@app/catalogue';
 import { ensureTopics } from '@app/kafka';
-import { keyCompactionAfterMs, legacyExternalOn, outsideRequestRetentionMs } from './provisioning.config';
+import { deadLetterRecordMaxBytes, keyCompactionAfterMs, legacyExternalOn, outsideRequestRetentionMs, requestRecordMaxBytes } from './provisioning.config';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface Grant {
@@ -128,11 +128,14 @@ export async function provisionTopicsAndAcls(
       partitions,
       retentionMs: bounded(topicFor(type, prefix)),
       compactAfterMs: (keyEventTypes as readonly string[]).includes(type) ? keyCompactionMs : undefined,
+      // What outsiders write is held far under what a dead letter of it may take.
+      maxMessageBytes: externalEvents.produces.includes(type) ? requestRecordMaxBytes : undefined,
     })),
     ...Object.keys(serviceEvents).map((service) => ({
       topic: deadLetterTopicFor(`${prefix}${service}`),
       partitions: 1,
       retentionMs: bounded(deadLetterTopicFor(`${prefix}${service}`)),
+      maxMessageBytes: deadLetterRecordMaxBytes,
     })),
     ...Object.keys(serviceEvents).flatMap((service) => [
       { topic: redriveLogTopic(`${prefix}${service}`), partitions: 1 },

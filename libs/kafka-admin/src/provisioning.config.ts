@@ -24,3 +24,16 @@ export function legacyExternalOn(env: NodeJS.ProcessEnv = process.env): boolean 
   const read = new EnvReader(env, 'provisioning');
   return read.done(read.flag('LEGACY_EXTERNAL', true));
 }
+
+/**
+ * The largest record an outside request topic takes (the shared ones and every partner's): a
+ * request's input is at most 64 KB, so 256 KiB leaves room for its envelope and headers and stays
+ * far under what a dead-letter topic takes, with the letter's own headers added.
+ */
+export const requestRecordMaxBytes = 256 * 1024;
+
+/**
+ * The largest record a dead-letter topic takes: twice the broker's default limit (1 MiB), which
+ * bounds every other topic's records, so a letter (the record and at most a few KB of headers of ours) always fits.
+ */
+export const deadLetterRecordMaxBytes = 2 * 1_048_588;

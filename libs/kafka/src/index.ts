@@ -5,6 +5,7 @@
 export { createKafka, fetchWaitMs, kafkaAnswers } from './kafka.client';
 export { EventCodec } from './event.codec';
 export { countRequests } from './request-count';
+export { isDestinationRefused, isTooLarge } from './broker-refusals';
 export { IdempotentProducer, UnansweredPartitions, type Placed } from './idempotent-producer';
 export { abandonedProvisioningSettled, ensureTopics, type ProvisionLimits, type TopicSpec } from './topics';
 export { localKafkaCredentials, localKafkaEnv } from './security/kafka-principals';

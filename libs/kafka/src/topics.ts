@@ -17,6 +17,11 @@ export interface TopicSpec {
    * that the cleaner reaches what a newer record replaced (the keys' topic: an erased key's bytes go).
    */
   compactAfterMs?: number;
+  /**
+   * The largest record it takes (max.message.bytes), applied when it already exists too; unset: the
+   * broker's. Request topics take far less than the dead-letter topics, so a letter always fits.
+   */
+  maxMessageBytes?: number;
 }
 
 export interface ProvisionLimits {
@@ -93,13 +98,13 @@ async function provision(admin: Admin, topics: TopicSpec[], defaultPartitions: n
         topic: t.topic,
         numPartitions: t.partitions ?? defaultPartitions,
         replicationFactor,
-        configEntries: [...topicConfig(t.retentionMs ?? -1, minInSync), ...compaction(t.compactAfterMs)],
+        configEntries: [...topicConfig(t.retentionMs ?? -1, minInSync), ...compaction(t.compactAfterMs), ...sizeLimit(t.maxMessageBytes)],
       })),
     });
   }
-  await boundRetention(
+  await alignSettings(
     admin,
-    topics.filter((t) => existing.has(t.topic) && t.retentionMs !== undefined),
+    topics.filter((t) => existing.has(t.topic) && (t.retentionMs !== undefined || t.maxMessageBytes !== undefined)),
   );
   await waitForLeaders(
     admin,
@@ -125,26 +130,43 @@ function compaction(segmentMs: number | undefined) {
   ];
 }
 
+function sizeLimit(maxMessageBytes: number | undefined) {
+  return maxMessageBytes === undefined ? [] : [{ name: 'max.message.bytes', value: String(maxMessageBytes) }];
+}
+
+/** A setting given to the topic itself (not the broker's, not a default): what AlterConfigs must write back. */
+const topicOwnSetting = 1; // kafkajs's ConfigSource.TOPIC_CONFIG
+
 /**
- * Existing topics whose retention the specs bound differently get it. AlterConfigs replaces a
- * topic's whole set of settings: the in-sync minimum it had is written back with it.
+ * Existing topics whose retention or record size limit the specs set differently get it.
+ * AlterConfigs replaces a topic's whole set of settings: every setting of its own (the in-sync
+ * minimum, a compaction) is written back with the changed ones.
  */
-async function boundRetention(admin: Admin, topics: TopicSpec[]): Promise<void> {
+async function alignSettings(admin: Admin, topics: TopicSpec[]): Promise<void> {
   if (topics.length === 0) return;
   const { resources } = await admin.describeConfigs({
     includeSynonyms: false,
-    resources: topics.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: t.topic, configNames: ['retention.ms', 'min.insync.replicas'] })),
+    resources: topics.map((t) => ({ type: ConfigResourceTypes.TOPIC, name: t.topic })),
   });
-  const valueOf = (name: string, entry: string) =>
-    resources.find((r) => r.resourceName === name)?.configEntries.find((c) => c.configName === entry)?.configValue;
-  const changed = topics.filter((t) => valueOf(t.topic, 'retention.ms') !== String(t.retentionMs));
-  if (changed.length === 0) return;
+  const changes = topics.flatMap((t) => {
+    const entries = resources.find((r) => r.resourceName === t.topic)?.configEntries ?? [];
+    const own = new Map(entries.filter((c) => c.configSource === topicOwnSetting).map((c) => [c.configName, c.configValue]));
+    const wanted = new Map<string, string>(
+      [...(t.retentionMs === undefined ? [] : [{ name: 'retention.ms', value: String(t.retentionMs) }]), ...sizeLimit(t.maxMessageBytes)].map((c) => [
+        c.name,
+        c.value,
+      ]),
+    );
+    const differs = [...wanted].some(([name, value]) => own.get(name) !== value);
+    return differs ? [{ topic: t.topic, settings: new Map([...own, ...wanted]) }] : [];
+  });
+  if (changes.length === 0) return;
   await admin.alterConfigs({
     validateOnly: false,
-    resources: changed.map((t) => ({
+    resources: changes.map(({ topic, settings }) => ({
       type: ConfigResourceTypes.TOPIC,
-      name: t.topic,
-      configEntries: topicConfig(t.retentionMs!, valueOf(t.topic, 'min.insync.replicas') ?? 1),
+      name: topic,
+      configEntries: [...settings].map(([name, value]) => ({ name, value })),
     })),
   });
 }

@@ -8,6 +8,6 @@ export { KAFKA, MessagingModule, type HandlerSource } from './messaging.module';
 export { setBased, type BatchContext, type EventHandlers, type HandlerContext, type HandlersOf } from './inbox/event-handlers';
 export { outbox } from './outbox/outbox';
 export type { OutboxWrite } from './outbox/add-to-outbox';
-export { messagingMigrations } from './messaging.migrations';
+export { allMessagingMigrations, messagingMigrations, outboxParkedUntil } from './messaging.migrations';
 export { loadMessagingConfig } from './messaging.config';
 export { MessagingHealth } from './messaging-health';

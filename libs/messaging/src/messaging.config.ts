@@ -3,7 +3,7 @@ import { BackoffPolicy } from '@app/timing';
 
 export interface MessagingConfig {
   topicPartitions: number;
-  relay: { batchSize: number; maxBatchBytes: number; pollIntervalMs: number; retentionMs: number };
+  relay: { batchSize: number; maxBatchBytes: number; pollIntervalMs: number; retentionMs: number; parkedRetryMs: number };
   consumer: {
     maxAttempts: number;
     retryBackoff: BackoffPolicy;
@@ -33,6 +33,8 @@ export function loadMessagingConfig(env: NodeJS.ProcessEnv = process.env): Messa
       maxBatchBytes: int('OUTBOX_MAX_BATCH_BYTES', 900_000, 1024),
       pollIntervalMs: read.duration('OUTBOX_POLL_INTERVAL', '1s'),
       retentionMs: read.duration('OUTBOX_RETENTION', '168h'),
+      // A copy whose destination refused it (a partner removed) is tried again after this, then after twice as long each time, up to 5 min.
+      parkedRetryMs: read.duration('OUTBOX_PARKED_RETRY', '5s'),
     },
     consumer: {
       maxAttempts: int('CONSUMER_MAX_ATTEMPTS', 3),

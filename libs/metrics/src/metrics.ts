@@ -104,12 +104,17 @@ export const taskEndToEndSeconds = new Histogram({
 
 /**
  * The outbox backlog, read from the database when scraped: rows not yet published (parked ones
- * included), and the age of the oldest.
+ * included), the age of the oldest that is not parked, and how many are parked.
  */
-export function registerOutboxGauges(read: () => Promise<{ pending: number; oldestAgeSeconds: number }>): void {
+export function registerOutboxGauges(read: () => Promise<{ pending: number; oldestAgeSeconds: number; parked: number }>): void {
   const backlog = atMostOncePerSecond(read);
   registerReadGauge('outbox_pending', 'Outbox rows not yet published', async () => (await backlog()).pending);
-  registerReadGauge('outbox_oldest_age_seconds', 'Age of the oldest unpublished outbox row (0 when none)', async () => (await backlog()).oldestAgeSeconds);
+  registerReadGauge(
+    'outbox_oldest_age_seconds',
+    'Age of the oldest unpublished outbox row that is not parked (0 when none)',
+    async () => (await backlog()).oldestAgeSeconds,
+  );
+  registerReadGauge('outbox_parked', 'Outbox rows parked: too large, or refused by their destination', async () => (await backlog()).parked);
 }
 
 /** A gauge read when scraped (the database, say), at most once a second however many scrape it. */

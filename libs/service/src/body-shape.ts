@@ -45,5 +45,7 @@ export function schemaOf(shape: BodyShape): Record<string, unknown> {
       return [field, { ...common, type: 'object' }];
     }),
   );
-  return { type: 'object', required: shape.required, additionalProperties: !shape.closed, properties: JSON.parse(JSON.stringify(properties)) };
+  // OpenAPI 3.0 takes no empty `required`: a shape of optional fields alone has none.
+  const required = shape.required.length > 0 ? { required: shape.required } : {};
+  return { type: 'object', ...required, additionalProperties: !shape.closed, properties: JSON.parse(JSON.stringify(properties)) };
 }

@@ -5,7 +5,7 @@ import { KNEX } from '@app/database';
 import { listParkedRows } from '@app/dead-letters';
 import { CurrentCaller } from './auth.guard';
 
-/** The service's outbox as an operator needs it: rows the relay parked because the broker refused their size. */
+/** The service's outbox as an operator needs it: rows the relay parked (too large, or refused by their destination). */
 @Controller('outbox')
 export class OutboxController {
   constructor(@Inject(KNEX) private readonly knex: Knex) {}
@@ -14,6 +14,6 @@ export class OutboxController {
   async parked(@CurrentCaller() caller: Caller) {
     if (!isAdmin(caller) && !caller.roles.has('viewer')) throw new ForbiddenException('only an operator reads the outbox');
     const rows = await listParkedRows(this.knex);
-    return { items: rows.map((r) => ({ ...r, parkedAt: r.parkedAt.toISOString() })) };
+    return { items: rows.map((r) => ({ ...r, parkedAt: r.parkedAt.toISOString(), retryAt: r.retryAt?.toISOString() ?? null })) };
   }
 }

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { context, propagation, ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, isSpanContextValid, Link, propagation, ROOT_CONTEXT, Span, SpanContext, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 
 export { SpanKind };
 export type { Span };
@@ -16,6 +16,8 @@ export interface SpanFacts {
 export interface SpanOptions {
   /** The W3C traceparent of the work this continues (a Kafka header, a stored row); none: the active context. */
   parent?: string;
+  /** Traceparents of related work this span is linked to, not a child of (an outsider's, which it does not join). */
+  links?: string[];
   kind?: SpanKind;
   facts?: SpanFacts;
 }
@@ -35,6 +37,13 @@ function parentContext(parent: string | undefined) {
   return parent === undefined ? context.active() : propagation.extract(ROOT_CONTEXT, { traceparent: parent });
 }
 
+function linksOf(traceparents: string[] = []): Link[] {
+  return traceparents
+    .map((traceparent) => trace.getSpanContext(propagation.extract(ROOT_CONTEXT, { traceparent })))
+    .filter((span): span is SpanContext => span !== undefined && isSpanContextValid(span))
+    .map((span) => ({ context: span }));
+}
+
 function withoutUndefined(facts: SpanFacts = {}): Record<string, string | number | boolean> {
   return Object.fromEntries(Object.entries(facts).filter(([, value]) => value !== undefined)) as Record<string, string | number | boolean>;
 }
@@ -52,7 +61,7 @@ export async function inSpan<T>(name: string, options: SpanOptions, work: (span:
 function runInSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
   return tracer().startActiveSpan(
     name,
-    { kind: options.kind ?? SpanKind.INTERNAL, attributes: withoutUndefined(options.facts) },
+    { kind: options.kind ?? SpanKind.INTERNAL, attributes: withoutUndefined(options.facts), links: linksOf(options.links) },
     parentContext(options.parent),
     async (span) => {
       try {
@@ -70,7 +79,11 @@ function runInSpan<T>(name: string, options: SpanOptions, work: (span: Span) => 
 
 /** A span the caller ends itself: for work that is not one function call (a message in a batch). */
 export function openSpan(name: string, options: SpanOptions): Span {
-  return tracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes: withoutUndefined(options.facts) }, parentContext(options.parent));
+  return tracer().startSpan(
+    name,
+    { kind: options.kind ?? SpanKind.INTERNAL, attributes: withoutUndefined(options.facts), links: linksOf(options.links) },
+    parentContext(options.parent),
+  );
 }
 
 /** Runs `work` with an open span active and its facts in scope: what it logs carries the span's ids. */

@@ -65,7 +65,7 @@ export class BulkCancelController {
     const facts = table(
       ['by', 'filter', 'started', 'state', 'done', 'cancelled', 'had ended', 'failed'],
       [
-        html`<tr><td>${run.by}</td><td><code>${run.filter}</code></td><td>${when(run.startedAt)}</td><td id="bulk-state">${state}</td><td id="bulk-done">${run.done} of ${run.taskIds.length}</td><td id="bulk-cancelled">${run.cancelled}</td><td>${run.alreadyEnded}</td><td>${run.failed.length}</td></tr>`,
+        html`<tr><td>${run.by}</td><td><code>${run.filter}</code></td><td>${when(run.startedAt)}</td><td id="bulk-state">${state}</td><td id="bulk-done">${run.done} of ${run.taskIds.length}</td><td id="bulk-cancelled">${run.cancelled}</td><td id="bulk-ended">${run.alreadyEnded}</td><td id="bulk-failed">${run.failed.length}</td></tr>`,
       ],
     );
     const failures = run.failed.map((f) => html`<li>${f}</li>`);

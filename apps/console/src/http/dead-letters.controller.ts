@@ -1,7 +1,22 @@
-import { Body, Controller, ForbiddenException, Get, Header, Inject, NotFoundException, Param, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  BadRequestException,
+  Body,
+  Controller,
+  ForbiddenException,
+  Get,
+  Header,
+  Inject,
+  NotFoundException,
+  Param,
+  Post,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
 import type { Response } from 'express';
 import { Caller, isAdmin, masked } from '@app/auth';
 import { ServiceName, serviceNames } from '@app/config';
+import { parseCursor, PageCursor } from '@app/dead-letters';
 import { CONSOLE_CONFIG, ConsoleConfig } from '../console.config';
 import { html, Html } from '../html/html';
 import { csrfField, page, table, when } from '../html/layout';
@@ -17,6 +32,14 @@ interface ParkedRow {
   parkedAt: string;
   reason: string;
   heldBack: number;
+}
+
+/** A page cursor from the query, or none; anything else is refused rather than read as the newest page. */
+function cursorOf(value: unknown): PageCursor | undefined {
+  if (value === undefined || value === '') return undefined;
+  const cursor = typeof value === 'string' ? parseCursor(value) : undefined;
+  if (!cursor) throw new BadRequestException('before must be a page cursor: partition:offset pairs, comma-separated');
+  return cursor;
 }
 
 function serviceOf(value: string): ServiceName {
@@ -49,7 +72,7 @@ export class DeadLettersController {
   @Header('content-type', 'text/html; charset=utf-8')
   async overview(@Req() req: SessionRequest): Promise<string> {
     const api = new PlatformApi(this.config.serviceUrls, req.session!.token);
-    const [groups, history, parked] = await Promise.all([
+    const [{ groups, read }, history, parked] = await Promise.all([
       this.desk.groups(),
       this.desk.history(),
       Promise.all(serviceNames.map(async (service) => ({ service, rows: (await api.get<{ items: ParkedRow[] }>(service, '/outbox/parked')).items }))),
@@ -72,7 +95,11 @@ export class DeadLettersController {
         (h) =>
           html`<tr><td>${when(h.at)}</td><td>${h.by}</td><td>${h.service}</td><td><a href="/dead-letters/${h.service}/${h.letter}">${h.letter}</a></td></tr>`,
       );
-    const content = html`${table(['consumer', 'error', 'letters', 're-driven', 'parked', 'first seen', 'last seen', ''], rows)}
+    const partial = read.filter((r) => r.grouped < r.total);
+    const coverage = partial.length
+      ? html`<p id="grouped-over">Grouped over each consumer's newest letters: ${partial.map((r) => `${r.service} ${r.grouped} of ${r.total}`).join(', ')}.</p>`
+      : html``;
+    const content = html`${coverage}${table(['consumer', 'error', 'letters', 're-driven', 'parked', 'first seen', 'last seen', ''], rows)}
 <h2>Re-drive history</h2>${table(['when', 'by', 'consumer', 'dead letter'], log)}
 <h2>Parked outbox rows</h2><p>Events a relay could not publish because the broker refused their size; <code>npm run dlq -- release-parked</code> gives them back once the limit is raised.</p>
 ${table(['service', 'row', 'event', 'key', 'parked at', 'reason', 'held back behind it'], parkedRows)}`;
@@ -98,18 +125,25 @@ ${table(['service', 'row', 'event', 'key', 'parked at', 'reason', 'held back beh
     return page('Re-drive', content, req.session);
   }
 
-  /** One consumer's dead letters, optionally of one error code. */
+  /** A page of one consumer's dead letters, newest first, optionally of one error code; `before` pages on to older ones. */
   @Get(':service')
   @Header('content-type', 'text/html; charset=utf-8')
-  async list(@Req() req: SessionRequest, @Param('service') name: string, @Query('error') error: unknown): Promise<string> {
+  async list(@Req() req: SessionRequest, @Param('service') name: string, @Query('error') error: unknown, @Query('before') before: unknown): Promise<string> {
     const service = serviceOf(name);
-    const letters = (await this.desk.letters(service)).filter((l) => typeof error !== 'string' || !error || l.errorCode === error);
+    const shown = await this.desk.letters(service, { before: cursorOf(before) });
+    const letters = shown.letters.filter((l) => typeof error !== 'string' || !error || l.errorCode === error);
     const rows = letters.map(
       (l) =>
         html`<tr><td><a href="/dead-letters/${service}/${l.id}">${l.id}</a></td><td>${l.originalTopic}</td><td>${l.errorCode}</td><td>${l.errorMessage}</td>
-<td>${when(l.failedAt)}</td><td>${l.redrivenBy ? `${l.redrivenBy.by} at ${when(l.redrivenBy.at)}` : ''}${l.parked ? ' (parked: failed again)' : ''}</td></tr>`,
+<td>${when(l.failedAt)}</td><td>${l.valueBytes}</td><td>${l.redrivenBy ? `${l.redrivenBy.by} at ${when(l.redrivenBy.at)}` : ''}${l.parked ? ' (parked: failed again)' : ''}</td></tr>`,
     );
-    return page(`Dead letters of ${service}`, table(['letter', 'from topic', 'error', 'message', 'failed at', 're-driven'], rows), req.session);
+    const errorQuery = typeof error === 'string' && error ? `&error=${encodeURIComponent(error)}` : '';
+    const older = shown.older
+      ? html`<p><a id="older-letters" href="/dead-letters/${service}?before=${shown.older}${errorQuery}">older letters</a></p>`
+      : html``;
+    const content = html`<p id="letters-shown">${shown.letters.length} of ${shown.total} letter(s), newest first${errorQuery ? `; ${letters.length} of them ${error as string}` : ''}.</p>
+${table(['letter', 'from topic', 'error', 'message', 'failed at', 'bytes', 're-driven'], rows)}${older}`;
+    return page(`Dead letters of ${service}`, content, req.session);
   }
 
   /** One letter: its headers and its value decoded (or why it could not be), and a re-drive of it alone. */
@@ -117,7 +151,7 @@ ${table(['service', 'row', 'event', 'key', 'parked at', 'reason', 'held back beh
   @Header('content-type', 'text/html; charset=utf-8')
   async letter(@Req() req: SessionRequest, @Param('service') name: string, @Param('id') id: string): Promise<string> {
     const service = serviceOf(name);
-    const letter = (await this.desk.letters(service)).find((l) => l.id === id);
+    const letter = await this.desk.letter(service, id);
     if (!letter) throw new NotFoundException(`no dead letter ${id} of ${service}`);
     const decoded = await this.desk.decode(letter);
     const caller = req.session!.caller;

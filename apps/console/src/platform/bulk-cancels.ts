@@ -8,6 +8,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export const bulkCancelLimit = 1000;
 /** Pages of 100 a dry run reads at most, whatever they hold: a filter matching 100 000 ended tasks is not read to its end. */
 const pagesScanned = 100;
+/** How often a cancel the tasks service answers busy is asked: a row locked for that long is a failure to report, not an end. */
+const busyRetries = 5;
 
 /** A bulk cancel: planned (the dry run: which tasks), then run at most `rate` cancels a second. */
 export interface BulkCancel {
@@ -92,14 +94,30 @@ export class BulkCancels {
     const began = Date.now();
     for (const [i, taskId] of run.taskIds.entries()) {
       await sleep(Math.max(0, began + (i * 1000) / run.rate! - Date.now()));
+      const outcome = await this.cancelOne(run, api, taskId);
+      if (outcome === 'cancelled') run.cancelled++;
+      else if (outcome === 'had ended') run.alreadyEnded++;
+      else run.failed.push(`${taskId}: ${outcome.failed}`);
+      run.done++;
+    }
+  }
+
+  /**
+   * One task's cancel, under one Idempotency-Key however often it is asked. A 409 that says when to
+   * ask again is the task's row busy (tasks' lock timeout), not an outcome: asked again, a few times.
+   */
+  private async cancelOne(run: BulkCancel, api: PlatformApi, taskId: string): Promise<'cancelled' | 'had ended' | { failed: string }> {
+    for (let attempt = 1; ; attempt++) {
       try {
         await api.post('tasks', `/tasks/${taskId}/cancel`, undefined, { 'idempotency-key': `bulk-${run.id}-${taskId}` });
-        run.cancelled++;
+        return 'cancelled';
       } catch (error) {
-        if (error instanceof ServiceAnswer && error.getStatus() === HttpStatus.CONFLICT) run.alreadyEnded++;
-        else run.failed.push(`${taskId}: ${(error as Error).message}`);
+        const busy = error instanceof ServiceAnswer && error.getStatus() === HttpStatus.CONFLICT && error.retryAfter !== undefined;
+        if (busy && attempt < busyRetries) await sleep(error.retryAfter! * 1000);
+        else if (busy) return { failed: `still busy after ${busyRetries} tries: ${(error as Error).message}` };
+        else if (error instanceof ServiceAnswer && error.getStatus() === HttpStatus.CONFLICT) return 'had ended';
+        else return { failed: (error as Error).message };
       }
-      run.done++;
     }
   }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Kafka } from 'kafkajs';
 import { ServiceName, serviceNames } from '@app/config';
-import { DeadLetter, readDeadLetters, readRedriveLog, redriveProgress, RedriveResult, requestRedrive } from '@app/dead-letters';
+import { DeadLetter, PageCursor, readDeadLetter, readDeadLetterPage, readRedriveLog, redriveProgress, RedriveResult, requestRedrive } from '@app/dead-letters';
 import { createKafka, EventCodec } from '@app/kafka';
 import { CONSOLE_CONFIG, ConsoleConfig } from '../console.config';
 
@@ -13,6 +13,17 @@ export interface LetterGroup {
   parked: number;
   firstSeen: number;
   lastSeen: number;
+}
+
+/** How many of a consumer's newest letters the overview groups. */
+export const groupedLetters = 1000;
+
+export type ShownLetter = DeadLetter & { redrivenBy?: { by: string; at: string } };
+
+export interface LetterPage {
+  letters: ShownLetter[];
+  older?: string;
+  total: number;
 }
 
 export interface RedriveRun {
@@ -64,19 +75,36 @@ export class DeadLetterDesk {
     return `${this.config.topicPrefix}console-`;
   }
 
-  async letters(service: ServiceName): Promise<Array<DeadLetter & { redrivenBy?: { by: string; at: string } }>> {
+  /** A page of one consumer's letters, newest first (values left out), with who re-drove each. */
+  async letters(service: ServiceName, page: { before?: PageCursor; limit?: number } = {}): Promise<LetterPage> {
     const [letters, log] = await Promise.all([
-      readDeadLetters(this.kafka, this.groupOf(service), this.reader),
+      readDeadLetterPage(this.kafka, this.groupOf(service), { ...page, readerGroupPrefix: this.reader }),
       readRedriveLog(this.kafka, this.groupOf(service), this.reader),
     ]);
-    return letters.map((letter) => ({ ...letter, redrivenBy: log.get(letter.id) }));
+    return { ...letters, letters: letters.letters.map((letter) => ({ ...letter, redrivenBy: log.get(letter.id) })) };
   }
 
-  /** Grouped by consumer and error code, with counts and first / last seen. */
-  async groups(): Promise<LetterGroup[]> {
+  /** One letter, its value included. */
+  async letter(service: ServiceName, id: string): Promise<ShownLetter | undefined> {
+    const [letter, log] = await Promise.all([
+      readDeadLetter(this.kafka, this.groupOf(service), id, this.reader),
+      readRedriveLog(this.kafka, this.groupOf(service), this.reader),
+    ]);
+    return letter && { ...letter, redrivenBy: log.get(letter.id) };
+  }
+
+  /**
+   * Grouped by consumer and error code, with counts and first / last seen, over each consumer's
+   * newest `groupedLetters` letters (a topic of any length costs the same); `read` says how many
+   * letters each consumer has and how many were grouped.
+   */
+  async groups(): Promise<{ groups: LetterGroup[]; read: Array<{ service: ServiceName; grouped: number; total: number }> }> {
     const groups = new Map<string, LetterGroup>();
+    const read = [];
     for (const service of serviceNames) {
-      for (const letter of await this.letters(service)) {
+      const page = await this.letters(service, { limit: groupedLetters });
+      read.push({ service, grouped: page.letters.length, total: page.total });
+      for (const letter of page.letters) {
         const key = `${service}|${letter.errorCode}`;
         const group = groups.get(key) ?? {
           service,
@@ -95,7 +123,7 @@ export class DeadLetterDesk {
         groups.set(key, group);
       }
     }
-    return [...groups.values()].sort((a, b) => b.lastSeen - a.lastSeen);
+    return { groups: [...groups.values()].sort((a, b) => b.lastSeen - a.lastSeen), read };
   }
 
   /** Every re-drive of every group, newest first. */

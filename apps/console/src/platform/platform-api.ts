@@ -11,6 +11,8 @@ export class ServiceAnswer extends HttpException {
     readonly service: ServiceName,
     status: number,
     readonly detail: string,
+    /** Seconds to wait before asking again, when the service said (a busy row, a rate limit). */
+    readonly retryAfter?: number,
   ) {
     super(`${service}: ${detail}`, status);
   }
@@ -72,7 +74,8 @@ export class PlatformApi {
       } catch {
         // not problem+json: keep the text
       }
-      throw new ServiceAnswer(service, response.status, detail);
+      const retryAfter = Number(response.headers.get('retry-after'));
+      throw new ServiceAnswer(service, response.status, detail, Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter, 60) : undefined);
     }
     return (text ? JSON.parse(text) : undefined) as T;
   }

@@ -1,5 +1,5 @@
 import type { Migration } from '@app/database';
-import { messagingMigrations } from '@app/messaging';
+import { messagingMigrations, outboxParkedUntil } from '@app/messaging';
 import { generationTables } from './001-generation';
 import { refusedJobs } from './002-refused-jobs';
 import { jobTraceContext } from './003-job-trace-context';
@@ -18,4 +18,5 @@ export const generationMigrations: Migration[] = [
   userDataKeysTable,
   personalData,
   userShares,
+  outboxParkedUntil,
 ];

@@ -2,6 +2,7 @@ import { LedgerKind } from '@app/quota-ledger';
 import { HttpStatus, UnprocessableEntityException } from '@nestjs/common';
 import type { Knex } from 'knex';
 import { balancesStored, lockAccounts, QuotaSummary, summarise } from '../ledger/quota-account';
+import type { Allowances } from '../partners/allowances';
 
 /** What QuotaDebited's and QuotaRefunded's Avro `int` balances can carry. */
 export const maxBalance = 2 ** 31 - 1;
@@ -18,9 +19,9 @@ export interface GrantResult {
  * the balance past what the events can carry is refused (422), since a balance past 2^31 would break
  * every later QuotaDebited of that user.
  */
-export async function grantQuota(knex: Knex, userId: string, amount: number, key: string, defaultQuota: number): Promise<GrantResult> {
+export async function grantQuota(knex: Knex, userId: string, amount: number, key: string, allowances: Allowances): Promise<GrantResult> {
   return knex.transaction(async (trx) => {
-    const balance = (await lockAccounts(trx, [userId], defaultQuota)).get(userId)!;
+    const balance = (await lockAccounts(trx, [userId], allowances)).get(userId)!;
     const earlier = await trx('quota_ledger').where({ user_id: userId, grant_key: key }).first();
     if (earlier) {
       if (earlier.amount !== amount)

@@ -3,10 +3,13 @@ import { Body, Controller, ForbiddenException, Get, Headers, Inject, Param, Post
 import type { Response } from 'express';
 import type { Knex } from 'knex';
 import { Caller, isAdmin } from '@app/auth';
+import { namespaceOf } from '@app/catalogue';
 import { KNEX } from '@app/database';
 import { BodyShape, CurrentCaller, optionalInteger, readBody, requireIdempotencyKey, requireMayRead, requireText, requireUuid, schemaOf } from '@app/service';
 import { QuotaSummary, summarise } from '../ledger/quota-account';
 import { grantQuota } from './grant-quota';
+import { startingGrants } from '../partners/allowances';
+import { budgetOf } from '../partners/partner-budgets';
 import { QUOTA_CONFIG, QuotaConfig } from '../quota.config';
 
 /** POST /quota/{userId}/grants's body: checked with it, documented from it. */
@@ -20,13 +23,13 @@ export class QuotaController {
     @Inject(QUOTA_CONFIG) private readonly config: QuotaConfig,
   ) {}
 
-  /** A user the service has not seen yet has the default quota, without an account being created. */
+  /** A user the service has not seen yet has what it would start with (see Allowances), without an account being created. */
   @Get(':userId')
   async get(@CurrentCaller() caller: Caller, @Param('userId') userId: string): Promise<QuotaSummary> {
     requireText(userId, 'userId', { max: 128 });
     requireMayRead(caller, userId);
     const known = await this.knex('quota_accounts').where({ user_id: userId }).first();
-    return known ? summarise(this.knex, userId) : { userId, balance: this.config.defaultQuota, debited: 0, refunded: 0 };
+    return known ? summarise(this.knex, userId) : { userId, balance: await this.startingGrant(userId), debited: 0, refunded: 0 };
   }
 
   /** A user's ledger, newest first: grants, debits, refunds, rejections, settlements; `taskId` narrows it to one task. */
@@ -61,9 +64,15 @@ export class QuotaController {
     if (!isAdmin(caller)) throw new ForbiddenException('only an admin grants quota');
     requireText(userId, 'userId', { max: 128 });
     const { amount } = readBody(body, grantShape, 'body') as { amount: number };
-    const result = await grantQuota(this.knex, userId, amount, requireIdempotencyKey(key), this.config.defaultQuota);
+    const result = await grantQuota(this.knex, userId, amount, requireIdempotencyKey(key), this.config);
     res.status(result.status);
     if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
     return result.body;
+  }
+
+  private async startingGrant(userId: string): Promise<number> {
+    const namespace = namespaceOf(userId);
+    const budgets = new Map(namespace === undefined ? [] : [[namespace, await budgetOf(this.knex, namespace, this.config.partnerDefaults)]]);
+    return startingGrants([userId], this.config, budgets).get(userId)!;
   }
 }

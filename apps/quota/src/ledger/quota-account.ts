@@ -1,6 +1,9 @@
 import type { Knex } from 'knex';
 import { LedgerKind, perTaskKinds } from '@app/quota-ledger';
 import type { TaskLedger } from './quota.rules';
+import { namespaceOf } from '@app/catalogue';
+import { Allowances, startingGrants } from '../partners/allowances';
+import { lockBudgets, recordDrawn } from '../partners/partner-budgets';
 
 export interface QuotaSummary {
   userId: string;
@@ -12,10 +15,11 @@ export interface QuotaSummary {
 /**
  * Locks the users' accounts for the rest of the transaction, in key order (two batches never wait on
  * each other in a circle), so that decisions about one user's quota are taken one batch at a time;
- * an account first seen is made, with its default grant. Gives each account's stored balance. One
- * statement when every account exists, as it does for every task but a user's first.
+ * an account first seen is made, with its starting grant (see Allowances: none without them). Gives
+ * each account's stored balance. One statement when every account exists, as it does for every task
+ * but a user's first.
  */
-export async function lockAccounts(trx: Knex.Transaction, userIds: Iterable<string>, defaultQuota: number): Promise<Map<string, number>> {
+export async function lockAccounts(trx: Knex.Transaction, userIds: Iterable<string>, allowances?: Allowances): Promise<Map<string, number>> {
   const ids = [...new Set(userIds)].sort();
   const lock = async (some: string[]) =>
     (
@@ -28,17 +32,31 @@ export async function lockAccounts(trx: Knex.Transaction, userIds: Iterable<stri
   const balances = new Map(ids.length > 0 ? await lock(ids) : []);
   const missing = ids.filter((id) => !balances.has(id));
   if (missing.length === 0) return balances;
-  const created: Array<{ user_id: string }> = await trx('quota_accounts')
-    .insert(missing.map((id) => ({ user_id: id, balance: Math.max(0, defaultQuota) })))
-    .onConflict('user_id')
-    .ignore()
-    .returning('user_id');
-  if (created.length > 0 && defaultQuota > 0) {
-    await trx('quota_ledger').insert(created.map((row) => ({ user_id: row.user_id, kind: 'grant' satisfies LedgerKind, amount: defaultQuota })));
-  }
+  await openAccounts(trx, missing, allowances);
   // Those made by another transaction meanwhile are waited for like any other holder.
   for (const [id, balance] of await lock(missing)) balances.set(id, balance);
   return balances;
+}
+
+/** Makes the accounts of `userIds` that no transaction has made, each with its starting grant on the ledger, drawn from its namespace's budget. */
+async function openAccounts(trx: Knex.Transaction, userIds: string[], allowances: Allowances | undefined): Promise<void> {
+  const namespaces = userIds.map(namespaceOf).filter((namespace) => namespace !== undefined);
+  const budgets = allowances ? await lockBudgets(trx, namespaces, allowances.partnerDefaults) : new Map();
+  const grants = allowances ? startingGrants(userIds, allowances, budgets) : new Map<string, number>();
+  const created: Array<{ user_id: string; balance: number }> = await trx('quota_accounts')
+    .insert(userIds.map((id) => ({ user_id: id, balance: grants.get(id) ?? 0 })))
+    .onConflict('user_id')
+    .ignore()
+    .returning(['user_id', 'balance']);
+  const granted = created.filter((row) => row.balance > 0);
+  if (granted.length === 0) return;
+  await trx('quota_ledger').insert(granted.map((row) => ({ user_id: row.user_id, kind: 'grant' satisfies LedgerKind, amount: row.balance })));
+  const drawn = new Map<string, number>();
+  for (const row of granted) {
+    const namespace = namespaceOf(row.user_id);
+    if (namespace !== undefined) drawn.set(namespace, (drawn.get(namespace) ?? 0) + row.balance);
+  }
+  await recordDrawn(trx, drawn);
 }
 
 /** The statement that writes the balances, as decided, back: for a `with` of the caller's; undefined for none. */

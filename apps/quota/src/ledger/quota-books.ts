@@ -1,13 +1,14 @@
 import type { Knex } from 'knex';
 import { loadTaskLedgers, lockAccounts } from './quota-account';
 import type { QuotaBook } from './quota.rules';
+import type { Allowances } from '../partners/allowances';
 
 /** The book for events whose user is theirs to name (an acceptance, a timeout): those accounts, and the tasks' ledgers. */
-export async function namedUsersBook(trx: Knex.Transaction, events: Array<{ taskId: string; userId: string }>, defaultQuota: number): Promise<QuotaBook> {
+export async function namedUsersBook(trx: Knex.Transaction, events: Array<{ taskId: string; userId: string }>, allowances: Allowances): Promise<QuotaBook> {
   const balances = await lockAccounts(
     trx,
     events.map((event) => event.userId),
-    defaultQuota,
+    allowances,
   );
   return {
     balances,
@@ -27,7 +28,7 @@ export async function debitedBook(trx: Knex.Transaction, taskIds: string[]): Pro
   const before = await loadTaskLedgers(trx, taskIds);
   const debitedUsers = [...before.values()].flatMap((task) => (task.debit ? [task.debit.userId] : []));
   if (debitedUsers.length === 0) return { balances: new Map(), tasks: before };
-  const balances = await lockAccounts(trx, debitedUsers, 0);
+  const balances = await lockAccounts(trx, debitedUsers);
   return { balances, tasks: await loadTaskLedgers(trx, taskIds) };
 }
 
@@ -35,10 +36,10 @@ export async function debitedBook(trx: Knex.Transaction, taskIds: string[]): Pro
  * The book for a cancel: the accounts of the users the events name and of those the tasks' debits
  * were taken from (the same, as tasks names the task's own user), the ledgers read again under the locks.
  */
-export async function cancelledTasksBook(trx: Knex.Transaction, events: Array<{ taskId: string; userId: string }>, defaultQuota: number): Promise<QuotaBook> {
+export async function cancelledTasksBook(trx: Knex.Transaction, events: Array<{ taskId: string; userId: string }>, allowances: Allowances): Promise<QuotaBook> {
   const taskIds = events.map((event) => event.taskId);
   const before = await loadTaskLedgers(trx, taskIds);
   const debitedUsers = [...before.values()].flatMap((task) => (task.debit ? [task.debit.userId] : []));
-  const balances = await lockAccounts(trx, [...events.map((event) => event.userId), ...debitedUsers], defaultQuota);
+  const balances = await lockAccounts(trx, [...events.map((event) => event.userId), ...debitedUsers], allowances);
   return { balances, tasks: await loadTaskLedgers(trx, taskIds) };
 }

@@ -20,7 +20,7 @@ export function taskFilterOf(caller: Caller, query: Record<string, unknown>): Ta
     throw new BadRequestException(`state must be one of ${taskStates.join(', ')}, got "${String(state)}"`);
   }
   return {
-    userId: owner === '*' ? 'everyone' : owner,
+    owners: owner === '*' ? { allUsers: true } : { userId: owner },
     state: state as string | undefined,
     reportType:
       reportType === undefined ? undefined : requireText(reportType, 'reportType query parameter', { max: reportTypeMaxLength, pattern: reportTypePattern }),

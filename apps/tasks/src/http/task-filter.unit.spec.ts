@@ -7,7 +7,7 @@ const caller = (userId: string, ...roles: string[]) => ({ userId, roles: new Set
 describe("a task search's filter, from a hostile query", () => {
   it('takes the fields it knows, for the caller by default', () => {
     expect(taskFilterOf(caller('ann'), { reportType: 'summary', errorCode: 'MODEL_REJECTED', state: 'FAILED' })).toMatchObject({
-      userId: 'ann',
+      owners: { userId: 'ann' },
       reportType: 'summary',
       errorCode: 'MODEL_REJECTED',
       state: 'FAILED',
@@ -28,6 +28,13 @@ describe("a task search's filter, from a hostile query", () => {
   it("refuses another user's tasks, and everyone's, to a plain user (403)", () => {
     expect(() => taskFilterOf(caller('ann'), { userId: 'bob' })).toThrow(ForbiddenException);
     expect(() => taskFilterOf(caller('ann'), { userId: '*' })).toThrow(ForbiddenException);
-    expect(taskFilterOf(caller('ops', 'admin'), { userId: '*' }).userId).toBe('everyone');
+    expect(taskFilterOf(caller('ops', 'admin'), { userId: '*' }).owners).toEqual({ allUsers: true });
+  });
+
+  it('reads a user named like a marker (everyone, all, *) as that user alone', () => {
+    expect(taskFilterOf(caller('everyone'), {}).owners).toEqual({ userId: 'everyone' });
+    expect(taskFilterOf(caller('everyone'), { userId: 'everyone' }).owners).toEqual({ userId: 'everyone' });
+    expect(taskFilterOf(caller('all'), {}).owners).toEqual({ userId: 'all' });
+    expect(() => taskFilterOf(caller('everyone'), { userId: '*' })).toThrow(ForbiddenException);
   });
 });

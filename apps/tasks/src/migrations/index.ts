@@ -1,5 +1,5 @@
 import type { Migration } from '@app/database';
-import { messagingMigrations } from '@app/messaging';
+import { messagingMigrations, outboxParkedUntil } from '@app/messaging';
 import { tasksTables } from './001-tasks';
 import { taskDeadline } from './002-task-deadline';
 import { userLimits } from './003-user-limits';
@@ -22,4 +22,5 @@ export const tasksMigrations: Migration[] = [
   personalData,
   partnersTable,
   taskSearchIndexes,
+  outboxParkedUntil,
 ];

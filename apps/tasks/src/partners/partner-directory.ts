@@ -12,8 +12,9 @@ const followsTheUser: EventType[] = ['TaskCompleted', 'TaskFailed'];
  * The partners tasks serves, as the broker shows them: a partner's request topics are those its
  * principal may read once `npm run partner:add` granted them, so listing the topics it may see
  * lists the partners. Asked by the consumer at each start and on a timer (a new partner's topics
- * are read within that interval); each partner found is kept in the `partners` table, which the
- * copies of outcomes are decided by, so that an instance knows them from its first write.
+ * are read within that interval); the partners found are the `partners` table, which the copies of
+ * outcomes are decided by, so that an instance knows them from its first write, and a partner
+ * removed (`npm run partner:remove`) leaves it at the next look.
  */
 export class PartnerDirectory {
   private admin?: Promise<Admin>;
@@ -30,12 +31,17 @@ export class PartnerDirectory {
     const topics = await (await this.admin).listTopics();
     const found = topics.map((topic) => partnerTopicOf(topic, this.topicPrefix)).filter((t) => t?.eventType === 'TaskRequested');
     const partners = [...new Set(found.map((t) => t!.partner))].sort();
-    if (partners.length > 0) {
-      await this.knex('partners')
-        .insert(partners.map((name) => ({ name })))
-        .onConflict('name')
-        .ignore();
-    }
+    await this.knex.transaction(async (trx) => {
+      // A partner removed (its grants withdrawn) is no longer seen: its users' outcomes get no copy, which
+      // its topic would refuse. One added back is seen again, and its parked copies are delivered.
+      await trx('partners').whereNotIn('name', partners).delete();
+      if (partners.length > 0) {
+        await trx('partners')
+          .insert(partners.map((name) => ({ name })))
+          .onConflict('name')
+          .ignore();
+      }
+    });
     return partners.flatMap((partner) => partnerTopics(partner, this.topicPrefix).requests);
   }
 

@@ -57,17 +57,17 @@ describe('task search: filters, counts per state, and the index each filter uses
   afterAll(() => world.teardown());
 
   const filters: Array<[string, TaskFilter, (t: Made) => boolean]> = [
-    ['everything', { userId: 'everyone' }, () => true],
-    ['one user', { userId: 'user-3' }, (t) => t.userId === 'user-3'],
-    ['a state', { userId: 'everyone', state: 'FAILED' }, (t) => t.state === 'FAILED'],
-    ['a report type', { userId: 'everyone', reportType: 'audit' }, (t) => t.reportType === 'audit'],
-    ['an error code', { userId: 'everyone', errorCode: 'TIMED_OUT' }, (t) => t.errorCode === 'TIMED_OUT'],
-    ['a default error code', { userId: 'everyone', errorCode: 'INSUFFICIENT_QUOTA' }, (t) => t.errorCode === 'INSUFFICIENT_QUOTA'],
-    ['cancelled by code', { userId: 'everyone', errorCode: 'CANCELLED' }, (t) => t.errorCode === 'CANCELLED'],
+    ['everything', { owners: { allUsers: true } }, () => true],
+    ['one user', { owners: { userId: 'user-3' } }, (t) => t.userId === 'user-3'],
+    ['a state', { owners: { allUsers: true }, state: 'FAILED' }, (t) => t.state === 'FAILED'],
+    ['a report type', { owners: { allUsers: true }, reportType: 'audit' }, (t) => t.reportType === 'audit'],
+    ['an error code', { owners: { allUsers: true }, errorCode: 'TIMED_OUT' }, (t) => t.errorCode === 'TIMED_OUT'],
+    ['a default error code', { owners: { allUsers: true }, errorCode: 'INSUFFICIENT_QUOTA' }, (t) => t.errorCode === 'INSUFFICIENT_QUOTA'],
+    ['cancelled by code', { owners: { allUsers: true }, errorCode: 'CANCELLED' }, (t) => t.errorCode === 'CANCELLED'],
     [
       'all together',
       {
-        userId: 'user-2',
+        owners: { userId: 'user-2' },
         reportType: 'summary',
         errorCode: 'MODEL_REJECTED',
         createdFrom: new Date(start + 100 * 60_000),
@@ -99,11 +99,11 @@ describe('task search: filters, counts per state, and the index each filter uses
   });
 
   it.each([
-    ['state', { userId: 'everyone', state: 'FAILED' }, 'tasks_by_state'],
-    ['reportType', { userId: 'everyone', reportType: 'audit' }, 'tasks_by_report_type'],
-    ['errorCode', { userId: 'everyone', errorCode: 'TIMED_OUT' }, 'tasks_by_error_code'],
-    ['createdFrom', { userId: 'everyone', createdFrom: new Date(start) }, 'tasks_by_created_at'],
-    ['userId', { userId: 'user-1' }, 'tasks_user_id_created_at_index'],
+    ['state', { owners: { allUsers: true }, state: 'FAILED' }, 'tasks_by_state'],
+    ['reportType', { owners: { allUsers: true }, reportType: 'audit' }, 'tasks_by_report_type'],
+    ['errorCode', { owners: { allUsers: true }, errorCode: 'TIMED_OUT' }, 'tasks_by_error_code'],
+    ['createdFrom', { owners: { allUsers: true }, createdFrom: new Date(start) }, 'tasks_by_created_at'],
+    ['userId', { owners: { userId: 'user-1' } }, 'tasks_user_id_created_at_index'],
   ] as Array<[string, TaskFilter, string]>)('a search by %s (%o) can be served by %s', async (_, filter, index) => {
     // With sequential scans priced out, the planner takes an index whenever one can serve the query:
     // it names this one only if its expression is the search's (the error code's above all).

@@ -2,9 +2,15 @@ import type { Knex } from 'knex';
 import { taskStates } from '@app/task-state';
 import { summary, TaskRow } from './task-queries';
 
-/** What a search may be narrowed to: one user (or everyone, for an operator), a state, a report type, an error code, a creation window. */
+/**
+ * Whose tasks a search reads: one user's, or (an operator's) all users'. All users is its own shape,
+ * never a string, so that no user id can mean it (a user named `everyone` once read every task).
+ */
+export type TaskOwners = { userId: string } | { allUsers: true };
+
+/** What a search may be narrowed to: whose tasks, a state, a report type, an error code, a creation window. */
 export interface TaskFilter {
-  userId: string | 'everyone';
+  owners: TaskOwners;
   state?: string;
   reportType?: string;
   errorCode?: string;
@@ -29,7 +35,7 @@ export const errorCodeSql = `(case when state = 'CANCELLED' then 'CANCELLED'
  */
 function narrowed(knex: Knex, filter: TaskFilter): Knex.QueryBuilder {
   const query = knex('tasks');
-  if (filter.userId !== 'everyone') query.where({ user_id: filter.userId });
+  if ('userId' in filter.owners) query.where({ user_id: filter.owners.userId });
   if (filter.state) query.where({ state: filter.state });
   if (filter.reportType) query.where({ report_type: filter.reportType });
   if (filter.errorCode) query.whereRaw(`${errorCodeSql} = ?`, [filter.errorCode]);

@@ -4,7 +4,7 @@ import type { Logger } from '@nestjs/common';
 import { DomainEvent, EventType } from '@app/events';
 import { failSpan, inOpenSpan, inSpan, openSpan, Span, traceparentOf, childTraceparent } from '@app/tracing';
 import { addAllToOutbox, outboxWriteOf } from '../outbox/add-to-outbox';
-import { ConsumedMessage, consumerSpanOptions, handlerContextFor } from './consumed-message';
+import { ConsumedMessage, consumerSpanOptions, handlerContextFor, trustedTraceparent } from './consumed-message';
 import { BatchContext, EventHandler, EventHandlers, isSetBased, SetBasedHandler } from './event-handlers';
 
 /** An event read from Kafka, with where it came from, after its inbox row: whether the inbox had not seen it before. */
@@ -49,7 +49,7 @@ export class HandlerDispatcher {
   private async reactAlone(trx: Knex.Transaction, arrival: InboxedMessage): Promise<void> {
     const handler = this.handlerOf(arrival.event.eventType);
     if (isSetBased(handler)) await handler.handle([arrival.event], this.batchContext(trx, [arrival], [undefined]));
-    else await handler(arrival.event as never, handlerContextFor(trx, arrival.consumed));
+    else await handler(arrival.event as never, handlerContextFor(trx, arrival.consumed, arrival.event));
   }
 
   /**
@@ -103,7 +103,7 @@ export class HandlerDispatcher {
       await inSpan(`process ${arrival.event.eventType}`, consumerSpanOptions(arrival.event, arrival.consumed), async (span) => {
         span.setAttributes({ attempt: 1, delivery: arrival.firstTime ? 'handled' : 'duplicate' });
         if (arrival.firstTime) {
-          await handler(arrival.event as never, handlerContextFor(trx, arrival.consumed)).catch((error) => {
+          await handler(arrival.event as never, handlerContextFor(trx, arrival.consumed, arrival.event)).catch((error) => {
             throw new HandlerFailure(error, index);
           });
         }
@@ -121,7 +121,7 @@ export class HandlerDispatcher {
     const entriesOf = (events: DomainEvent[]) =>
       events.map((event) => {
         const cause = event.causationId ? byEventId.get(event.causationId) : undefined;
-        const incoming = cause?.arrival.consumed.message.headers?.traceparent?.toString();
+        const incoming = cause && trustedTraceparent(cause.arrival.event, cause.arrival.consumed.message);
         // Stamped with this consumer's service: a handler cannot write in another producer's name.
         return { event: { ...event, producer: this.consumer }, traceparent: traceparentOf(cause?.span) ?? childTraceparent(incoming, event.correlationId) };
       });

@@ -2,6 +2,7 @@ import type { Logger } from '@nestjs/common';
 import type { Consumer, Kafka } from 'kafkajs';
 import { redriveLogTopic, redriveRequestTopic } from '@app/catalogue';
 import {
+  askedFor,
   DeadLetter,
   deadLetterHeaders,
   parseRedriveRequest,
@@ -11,6 +12,7 @@ import {
   RedriveOutcome,
   RedriveRequest,
   redrivenHeaders,
+  redrivesAfter,
   selectForRedrive,
 } from '@app/dead-letters';
 import { countRequests, fetchWaitMs, IdempotentProducer } from '@app/kafka';
@@ -66,18 +68,24 @@ export class RedriveRequests {
 
   private async handle(request: RedriveRequest, heartbeat: () => Promise<void>): Promise<void> {
     const reader = `${this.groupId}.reader-`;
-    const [letters, done] = await Promise.all([readDeadLetters(this.kafka, this.groupId, reader), readRedriveLog(this.kafka, this.groupId, reader)]);
+    // Values kept for the letters asked for alone: a topic of others' garbage costs their headers
+    const [letters, done] = await Promise.all([
+      readDeadLetters(this.kafka, this.groupId, reader, (letter) => askedFor(letter, request)),
+      readRedriveLog(this.kafka, this.groupId, reader),
+    ]);
     const { redriven, skipped } = selectForRedrive(letters, done, request);
     const ours = new Set(this.handledTopics());
     let handled = 0;
     for (const letter of redriven) {
-      if (!this.consumer) return; // stopping: the request is read again at the next start, and what is logged is skipped
+      // Stopping, or a letter given back: the request stays uncommitted and is read again (at the next
+      // start, or at once), and what was logged is skipped then — never dropped as if finished
+      if (!this.consumer) throw new Error(`re-drive request ${request.requestId} left at ${handled} letter(s): the consumer is stopping`);
       if (!ours.has(letter.originalTopic)) {
         this.logger.warn(`dead letter ${letter.id} came from ${letter.originalTopic}, which this consumer does not read: left`);
         continue;
       }
       const outcome = await this.redeliver(atOriginal(letter), heartbeat);
-      if (outcome === 'given-back') return;
+      if (outcome === 'given-back') throw new Error(`re-drive request ${request.requestId} left at ${handled} letter(s): letter ${letter.id} was given back`);
       await this.log({
         deadLetter: letter.id,
         eventId: letter.eventId ?? null,
@@ -104,6 +112,7 @@ function atOriginal(letter: DeadLetter): MessageAt {
   return {
     topic: letter.originalTopic,
     partition: Number(letter.headers[deadLetterHeaders.partition] ?? 0),
+    redrives: redrivesAfter(letter),
     message: {
       key: letter.key,
       value: letter.value,

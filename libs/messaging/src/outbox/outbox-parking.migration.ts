@@ -61,3 +61,22 @@ export const outboxCopies: Migration = {
     await knex.schema.alterTable('outbox', (t) => t.dropColumn('topic'));
   },
 };
+
+/**
+ * A row may be parked until a time (its destination refused it: a partner removed), when the relay
+ * tries it again; null keeps it until an operator releases it (too large). A parked row holds back
+ * later rows of its key and destination only: the index serves that look-up.
+ */
+export const outboxParkedUntil: Migration = {
+  name: '000-outbox-parked-until',
+  async up(knex) {
+    await knex.schema.alterTable('outbox', (t) => t.timestamp('parked_until', { useTz: true }));
+    await knex.raw(
+      'create index outbox_parked_by_destination on outbox (message_key, (coalesce(topic, event_type)), id) where parked_at is not null and published_at is null',
+    );
+  },
+  async down(knex) {
+    await knex.raw('drop index if exists outbox_parked_by_destination');
+    await knex.schema.alterTable('outbox', (t) => t.dropColumn('parked_until'));
+  },
+};

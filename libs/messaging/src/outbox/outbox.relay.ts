@@ -8,7 +8,7 @@ import { WorkerLoop } from '@app/timing';
 import { outboxCommitted, outboxSignal } from './outbox-signal';
 import { Encoded, OutboxRow } from './relay-requests';
 import { RelaySession } from './relay-session';
-import { Acknowledged, markPublished, parkRow, readUnpublished } from './outbox-statements';
+import { Acknowledged, markPublished, parkRow, parkRowsForRetry, readUnpublished } from './outbox-statements';
 
 const acknowledged = ({ encoded, place }: Sent): Acknowledged => ({
   id: encoded.row.id,
@@ -28,6 +28,8 @@ export interface RelayOptions {
   pollIntervalMs: number;
   /** Published rows older than this are deleted; the topics keep the events. */
   retentionMs: number;
+  /** How soon copies their destination refused are tried again, at first (5 s unless told). */
+  parkedRetryMs?: number;
 }
 
 export interface RelayStats {
@@ -56,7 +58,10 @@ export const relayLockKey = 7_140_001;
  *
  * A batch is split into requests under `maxBatchBytes`; a row that the broker refuses on its own
  * for its size is parked (kept, marked, logged) and stops later rows of its own key only, until an
- * operator releases it (`npm run outbox -- release`) after raising the broker's limit.
+ * operator releases it (`npm run outbox -- release`) after raising the broker's limit. Copies
+ * whose destination refuses them (a partner removed: its topic no longer ours to write) are parked
+ * too, each destination in requests of its own so that no other destination waits, and tried again
+ * later on their own, until it takes them (the partner added back).
  */
 export class OutboxRelay {
   private readonly logger = new Logger('outbox-relay');
@@ -144,6 +149,7 @@ export class OutboxRelay {
       nextCommit: () => this.committed.promise,
       acknowledged: (rows) => this.unmarked.push(...rows),
       refusedForSize: (request, error) => this.refusedForSize(session, request, error),
+      refusedDestination: (request, error) => this.refusedDestination(session, request, error),
     });
   }
 
@@ -182,6 +188,19 @@ export class OutboxRelay {
     await parkRow(session, row.id, reason);
     this.stats.parked++;
     this.logger.error(`parked outbox row ${row.id} (${row.event_type}, key ${row.message_key}): ${reason}; later rows of its key wait for it`);
+  }
+
+  /** Copies refused by their destination wait to be tried again; nothing else waits for them. */
+  private async refusedDestination(session: Client, request: Encoded[], error: unknown): Promise<void> {
+    const reason = `${request[0].topic}: refused by the broker (${(error as Error).message})`;
+    await parkRowsForRetry(
+      session,
+      request.map((e) => e.row.id),
+      reason,
+      this.options.parkedRetryMs ?? 5000,
+    );
+    this.stats.parked += request.length;
+    this.logger.warn(`parked ${request.length} outbox row(s) for ${request[0].topic}, tried again later: ${reason}`);
   }
 
   private async pruneIfDue(): Promise<void> {

@@ -1,5 +1,5 @@
-import type { EventCodec, IdempotentProducer, Placed } from '@app/kafka';
-import { Encoded, encodeRows, isTooLarge, OutboxRow, splitByBytes } from './relay-requests';
+import { EventCodec, IdempotentProducer, isDestinationRefused, isTooLarge, Placed } from '@app/kafka';
+import { Encoded, encodeRows, isCopyRequest, OutboxRow, requestsOf } from './relay-requests';
 import { Sending, sendRequest } from './send-request';
 
 /** A row Kafka acknowledged, waiting for its mark. */
@@ -18,6 +18,8 @@ export interface RunDuties {
   nextCommit(): Promise<void>;
   acknowledged(rows: Sent[]): void;
   refusedForSize(request: Encoded[], error: unknown): Promise<void>;
+  /** Copies whose destination the broker refused: parked, to be tried again later; the run goes on. */
+  refusedDestination(request: Encoded[], error: unknown): Promise<void>;
 }
 
 /**
@@ -35,7 +37,7 @@ const readsPerRun = 20;
  * ones otherwise — leaving out the rows in flight, so that none is sent twice. The run ends when
  * its last request is acknowledged with nothing new committed meanwhile. Acknowledged rows are
  * marked by the next read, this run's or the next one's (a relay that stops marks them then).
- * Returns whether rows may be left. Rows after a parked row of the same key are not read.
+ * Returns whether rows may be left. Rows after a parked row of the same key and destination are not read.
  */
 export async function publishRun(codec: EventCodec, producer: IdempotentProducer, duties: RunDuties): Promise<boolean> {
   const inFlight = new OneRequestInFlight(producer, duties);
@@ -51,7 +53,7 @@ export async function publishRun(codec: EventCodec, producer: IdempotentProducer
         if ((await inFlight.settle()) && inFlight.sent === 0) throw error;
         return true;
       }
-      for (const request of splitByBytes(encoded, duties.maxBatchBytes())) {
+      for (const request of requestsOf(encoded, duties.maxBatchBytes())) {
         if (!(await inFlight.settle())) return true;
         inFlight.send(request);
       }
@@ -97,8 +99,9 @@ class OneRequestInFlight {
 
   /**
    * Waits for the request in flight; false when it failed and the run stops there. A request the
-   * broker refused for its size is the relay's to handle; any other failure with nothing of this run
-   * acknowledged is thrown: the round failed.
+   * broker refused for its size is the relay's to handle; copies refused by their destination are
+   * parked and the run goes on (another destination's rows are not theirs to hold back); any other
+   * failure with nothing of this run acknowledged is thrown: the round failed.
    */
   async settle(): Promise<boolean> {
     if (!this.sending) return true;
@@ -108,6 +111,10 @@ class OneRequestInFlight {
     if (!error) {
       this.duties.acknowledged(request.map((encoded) => ({ encoded, place: places.get(encoded.message) })));
       this.sent += request.length;
+      return true;
+    }
+    if (isCopyRequest(request) && isDestinationRefused(error)) {
+      await this.duties.refusedDestination(request, error);
       return true;
     }
     if (isTooLarge(error)) await this.duties.refusedForSize(request, error);

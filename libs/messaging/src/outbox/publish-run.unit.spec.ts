@@ -42,6 +42,7 @@ class Outbox {
   unpublished: OutboxRow[] = [];
   readonly reads: string[][] = [];
   readonly acknowledged: string[] = [];
+  readonly parkedForDestination: string[] = [];
   private commit = commitSignal();
 
   duties(batchSize = 100): RunDuties {
@@ -59,11 +60,20 @@ class Outbox {
         this.unpublished = this.unpublished.filter((r) => !ids.includes(r.id));
       },
       refusedForSize: async () => undefined,
+      refusedDestination: async (request) => {
+        const ids = request.map((e) => e.row.id);
+        this.parkedForDestination.push(...ids);
+        this.unpublished = this.unpublished.filter((r) => !ids.includes(r.id));
+      },
     };
   }
 
   committed(...ids: number[]): void {
-    this.unpublished.push(...ids.map(row));
+    this.committedRows(ids.map(row));
+  }
+
+  committedRows(rows: OutboxRow[]): void {
+    this.unpublished.push(...rows);
     const commit = this.commit;
     this.commit = commitSignal();
     commit.resolve();
@@ -125,5 +135,41 @@ describe('a relay run', () => {
     await settled();
     broker.answer(new Error('no broker'));
     await expect(run).rejects.toThrow('no broker');
+  });
+
+  it("sends a destination's copies apart and parks them when it refuses them, while the event topics' rows go on", async () => {
+    // Given a batch of rows for the event topics with a partner's copies among them
+    const outbox = new Outbox();
+    const broker = new HeldBroker();
+    const copy = (id: number): OutboxRow => ({ ...row(id), topic: 'partner.gone.task-completed' });
+    outbox.committedRows([row(1), copy(2), row(3), copy(4)]);
+    const run = publishRun(codec, broker.producer, outbox.duties());
+    await settled();
+    // Then the event topics' rows travel first, the copies in a request of their own
+    expect(broker.requests).toEqual([['1', '3']]);
+    broker.answer();
+    await settled();
+    expect(broker.requests).toEqual([
+      ['1', '3'],
+      ['2', '4'],
+    ]);
+
+    // When the partner's topic is refused (its grant withdrawn)
+    broker.answer(Object.assign(new Error('Not authorized to access topics'), { type: 'TOPIC_AUTHORIZATION_FAILED' }));
+    // Then its copies are parked, the run ends having done all it could, and nothing else waited
+    await expect(run).resolves.toBe(false);
+    expect(outbox.parkedForDestination).toEqual(['2', '4']);
+    expect(outbox.acknowledged).toEqual(['1', '3']);
+  });
+
+  it('fails the round when an event topic is refused: that is no copy to set aside', async () => {
+    const outbox = new Outbox();
+    const broker = new HeldBroker();
+    outbox.committed(1);
+    const run = publishRun(codec, broker.producer, outbox.duties());
+    await settled();
+    broker.answer(Object.assign(new Error('Not authorized to access topics'), { type: 'TOPIC_AUTHORIZATION_FAILED' }));
+    await expect(run).rejects.toThrow('Not authorized');
+    expect(outbox.parkedForDestination).toEqual([]);
   });
 });

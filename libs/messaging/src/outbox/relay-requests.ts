@@ -57,6 +57,25 @@ export function splitByBytes<T extends { bytes: number }>(rows: T[], maxBytes: n
   return requests;
 }
 
+/**
+ * The requests a batch is sent in, each under `maxBytes`: the rows for the event topics together,
+ * and each copy destination's (a partner's topic) in requests of its own, so that a destination the
+ * broker refuses (a partner removed) is known by its request and holds back no other.
+ */
+export function requestsOf(encoded: Encoded[], maxBytes: number): Encoded[][] {
+  const byDestination = new Map<string | null, Encoded[]>([[null, []]]);
+  for (const e of encoded) {
+    const destination = e.row.topic === null ? null : e.topic;
+    (byDestination.get(destination) ?? byDestination.set(destination, []).get(destination)!).push(e);
+  }
+  return [...byDestination.values()].filter((rows) => rows.length > 0).flatMap((rows) => splitByBytes(rows, maxBytes));
+}
+
+/** A request of copies for one destination alone (see requestsOf). */
+export function isCopyRequest(request: Encoded[]): boolean {
+  return request.length > 0 && request.every((e) => e.row.topic !== null && e.topic === request[0].topic);
+}
+
 /** Groups rows by topic keeping their order, which kafkajs keeps within each partition. */
 export function toTopicMessages(request: Encoded[]): TopicMessages[] {
   const byTopic = new Map<string, Message[]>();
@@ -65,17 +84,4 @@ export function toTopicMessages(request: Encoded[]): TopicMessages[] {
     messages.push(message);
   }
   return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
-}
-
-/** The broker's "too large" answers, wherever kafkajs wrapped them. */
-export function isTooLarge(error: unknown): boolean {
-  const seen = new Set<unknown>();
-  const visit = (e: unknown, depth: number): boolean => {
-    if (!e || typeof e !== 'object' || seen.has(e) || depth > 6) return false;
-    seen.add(e);
-    const { type, cause, originalError, errors } = e as { type?: unknown; cause?: unknown; originalError?: unknown; errors?: unknown };
-    if (type === 'MESSAGE_TOO_LARGE' || type === 'RECORD_LIST_TOO_LARGE') return true;
-    return visit(cause, depth + 1) || visit(originalError, depth + 1) || (Array.isArray(errors) && errors.some((x) => visit(x, depth + 1)));
-  };
-  return visit(error, 0);
 }

@@ -10,7 +10,7 @@ import { outboxCommitted, outboxSignal } from './outbox-signal';
  * again. Its outbox row, if still there, goes back to unpublished; otherwise it is written anew.
  */
 export async function republish(trx: Knex.Transaction, event: DomainEvent): Promise<void> {
-  const reset = await trx('outbox').where({ event_id: event.eventId }).update({ published_at: null, parked_at: null, park_reason: null });
+  const reset = await trx('outbox').where({ event_id: event.eventId }).update({ published_at: null, parked_at: null, park_reason: null, parked_until: null });
   if (reset === 0) return addToOutbox(trx, event);
   afterCommit(trx, () => outboxSignal.emit(outboxCommitted));
 }

@@ -1,10 +1,11 @@
 import { eventOf, ReactionWorld } from '@test/reaction-world';
 import { quotaMigrations } from '../../migrations';
 import { QuotaHandlers } from '../../quota.handlers';
+import { loadQuotaConfig } from '../../quota.config';
 
 describe('quota: UserErasureRequested → UserDataErased, the ledger kept', () => {
   const world = new ReactionWorld('quota', quotaMigrations);
-  const handlers = new QuotaHandlers({ defaultQuota: 2 }).handlers();
+  const handlers = new QuotaHandlers(loadQuotaConfig({ DEFAULT_QUOTA: '2' })).handlers();
   beforeAll(() => world.setup());
   afterAll(() => world.teardown());
 

@@ -9,7 +9,7 @@ import { cancelTask, lockTaskToCancel } from '../../cancel/cancel-task';
  * the task, that user's, has no outcome yet; TaskCancelRejected otherwise (UNKNOWN_TASK for a task
  * that is not that user's, or not accepted: nothing of it is touched; ALREADY_ENDED, kept in the
  * task's timeline, when its outcome was recorded first). A cancel from a partner for a user outside
- * its namespace (or on the shared topic for a partner's user) is NOT_YOUR_USER before any task is
+ * its namespace (or on the shared topic for a user outside `external:`) is NOT_YOUR_USER before any task is
  * read; refusals go to the partner that asked, on its topic too.
  */
 export async function adoptCancel(event: EventOf<'TaskCancelRequested'>, context: HandlerContext, partner?: string): Promise<void> {

@@ -12,21 +12,21 @@ describe('tasks: an outside TaskCancelRequested → TaskCancelled, or TaskCancel
   const cancelRequested = (userId: string, taskId: string) => eventOf('TaskCancelRequested', {}, { userId, taskId, producer: 'external' });
 
   it('cancels the user’s task with no outcome (TaskCancelled and its one outcome, TaskFailed{CANCELLED}); a second cancel finds it ended', async () => {
-    const request = requested('ann');
+    const request = requested('external:ann');
     await world.react(handlers, request);
-    const cancelled = await world.react(handlers, cancelRequested('ann', request.taskId));
+    const cancelled = await world.react(handlers, cancelRequested('external:ann', request.taskId));
     expect(cancelled.map((e) => e.eventType)).toEqual(['TaskCancelled', 'TaskFailed']);
-    expect(cancelled[1]).toMatchObject({ errorCode: 'CANCELLED', compensated: true, reason: 'cancelled by ann' });
+    expect(cancelled[1]).toMatchObject({ errorCode: 'CANCELLED', compensated: true, reason: 'cancelled by external:ann' });
     expect(await world.db('tasks').where({ task_id: request.taskId }).first('state')).toEqual({ state: 'CANCELLED' });
-    expect(await world.react(handlers, cancelRequested('ann', request.taskId))).toEqual([
+    expect(await world.react(handlers, cancelRequested('external:ann', request.taskId))).toEqual([
       expect.objectContaining({ eventType: 'TaskCancelRejected', reason: 'ALREADY_ENDED', state: 'CANCELLED' }),
     ]);
   });
 
   it('refuses a cancel of another user’s task as UNKNOWN_TASK and leaves the task as it was', async () => {
-    const request = requested('bob');
+    const request = requested('external:bob');
     await world.react(handlers, request);
-    expect(await world.react(handlers, cancelRequested('mallory', request.taskId))).toEqual([
+    expect(await world.react(handlers, cancelRequested('external:mallory', request.taskId))).toEqual([
       expect.objectContaining({ eventType: 'TaskCancelRejected', reason: 'UNKNOWN_TASK', state: null }),
     ]);
     expect(await world.db('tasks').where({ task_id: request.taskId }).first('state')).toEqual({ state: 'QUEUED' });

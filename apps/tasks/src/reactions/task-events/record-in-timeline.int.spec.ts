@@ -10,9 +10,9 @@ describe('tasks: the other events of a task → its timeline, its state, its one
   afterAll(() => world.teardown());
 
   it('moves the task through its events and publishes TaskCompleted once, however often the success arrives', async () => {
-    const request = requested('ann');
+    const request = requested('external:ann');
     await world.react(handlers, request);
-    const origin = { taskId: request.taskId, userId: 'ann' };
+    const origin = { taskId: request.taskId, userId: 'external:ann' };
     expect(await world.react(handlers, eventOf('QuotaDebited', { amount: 1, balanceAfter: 9 }, { ...origin, producer: 'quota' }))).toEqual([]);
     await world.react(handlers, eventOf('GenerationStarted', { attempt: 1 }, { ...origin, producer: 'generation' }));
     expect(await world.db('tasks').where({ task_id: request.taskId }).first('state')).toEqual({ state: 'RUNNING' });

@@ -21,8 +21,8 @@ const route = 'kafka task-requested';
  * generation act on — or answered with TaskRejected, as adoption.rules decides. The user's lock is
  * taken before the open tasks are counted and the key looked up, so two requests of one user are
  * decided one after the other, on every instance. A request from a partner (its own topic) for a
- * user outside its namespace, or on the shared topic for a partner's user, is refused before
- * anything is read or locked: NOT_YOUR_USER. Refusals go to the partner that asked, on its topic too.
+ * user outside its namespace, or on the shared topic for a user outside `external:` (an HTTP user, a
+ * partner's), is refused before anything is locked: NOT_YOUR_USER. Refusals go to the partner that asked, on its topic too.
  */
 export async function adoptRequest(
   event: EventOf<'TaskRequested'>,
@@ -37,7 +37,10 @@ export async function adoptRequest(
       causedBy(event, 'TaskRejected', { reason, idempotencyKey: event.idempotencyKey }),
       partner ? [partnerTopicFor(partner, 'TaskRejected')] : [],
     );
-  if (!mayActFor(partner, event.userId)) return refuse('NOT_YOUR_USER');
+  // Tasks' own request of the former scheme, for an HTTP user, is the one request of the shared topic
+  // that may name a user outside external: — known by our timeline holding this very event.
+  const ownRequest = !partner && (await taskSeen(trx, event)) === 'own-request-unaccepted';
+  if (!mayActFor(partner, event.userId) && !ownRequest) return refuse('NOT_YOUR_USER');
   const { publish } = context;
   // The same limits as POST /tasks, bytes first: an outside producer is no more trusted than an HTTP caller.
   const oversized = inputTooLarge(event.input, config.inputLimits);

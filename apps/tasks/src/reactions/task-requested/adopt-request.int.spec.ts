@@ -10,23 +10,23 @@ describe('tasks: an outside TaskRequested → TaskAccepted, or TaskRejected', ()
   afterAll(() => world.teardown());
 
   it('adopts a user’s first request: a data key issued, the input sealed in the acceptance and at rest, the task QUEUED', async () => {
-    const request = requested('ann');
+    const request = requested('external:ann');
     const published = await world.react(handlers, request);
     expect(published.map((e) => e.eventType)).toEqual(['UserDataKey', 'TaskAccepted']);
     const accepted = published[1] as (typeof published)[1] & { input: string };
-    expect(accepted).toMatchObject({ taskId: request.taskId, userId: 'ann', producer: 'tasks', causationId: request.eventId });
+    expect(accepted).toMatchObject({ taskId: request.taskId, userId: 'external:ann', producer: 'tasks', causationId: request.eventId });
     expect(accepted.input).toMatch(/^sealed:v1:/);
     const task = await world.db('tasks').where({ task_id: request.taskId }).first('state', 'input');
     expect(task.state).toBe('QUEUED');
     expect(JSON.stringify(task.input)).not.toContain('tides');
-    expect((await world.react(handlers, requested('ann'))).map((e) => e.eventType)).toEqual(['TaskAccepted']);
+    expect((await world.react(handlers, requested('external:ann'))).map((e) => e.eventType)).toEqual(['TaskAccepted']);
   });
 
   it('rejects an input that is not a JSON object, and a key reused with other content, keeping no task of either', async () => {
-    const notAnObject = requested('bob', '[1,2]');
+    const notAnObject = requested('external:bob', '[1,2]');
     expect(await world.react(handlers, notAnObject)).toEqual([expect.objectContaining({ eventType: 'TaskRejected', reason: 'INVALID_INPUT' })]);
-    await world.react(handlers, requested('bob', '{"a":1}', 'key-1'));
-    const reused = requested('bob', '{"a":2}', 'key-1');
+    await world.react(handlers, requested('external:bob', '{"a":1}', 'key-1'));
+    const reused = requested('external:bob', '{"a":2}', 'key-1');
     expect(await world.react(handlers, reused)).toEqual([
       expect.objectContaining({ eventType: 'TaskRejected', reason: 'KEY_REUSED', idempotencyKey: 'key-1' }),
     ]);
@@ -36,9 +36,9 @@ describe('tasks: an outside TaskRequested → TaskAccepted, or TaskRejected', ()
   });
 
   it('changes nothing for a task it already has, whatever the second request says', async () => {
-    const first = requested('cy');
+    const first = requested('external:cy');
     await world.react(handlers, first);
-    expect(await world.react(handlers, requested('cy', 'not json', null, first.taskId))).toEqual([]);
+    expect(await world.react(handlers, requested('external:cy', 'not json', null, first.taskId))).toEqual([]);
   });
 
   it("refuses a partner's request for a user outside its namespace, to that partner alone, touching nothing", async () => {
@@ -49,8 +49,11 @@ describe('tasks: an outside TaskRequested → TaskAccepted, or TaskRejected', ()
     expect(await world.db('outbox').where({ event_id: published[0].eventId }).pluck('topic')).toEqual(
       expect.arrayContaining([null, 'partner.acme.task-rejected']),
     );
-    // The shared topic acts for no partner's user; a partner for its own
+    // The shared topic acts for no partner's user, and for no HTTP user; a partner for its own
     expect(await world.react(handlers, requested('acme:erin'))).toEqual([expect.objectContaining({ reason: 'NOT_YOUR_USER' })]);
+    const forHttpUser = requested('erin');
+    expect(await world.react(handlers, forHttpUser)).toEqual([expect.objectContaining({ reason: 'NOT_YOUR_USER', userId: 'erin' })]);
+    expect(await world.db('tasks').where({ task_id: forHttpUser.taskId }).first()).toBeUndefined();
     const own = await world.reactOn('partner.acme.task-requested', handlers, requested('acme:erin'));
     expect(own.map((e) => e.eventType)).toEqual(['UserDataKey', 'TaskAccepted']);
   });
