@@ -157,9 +157,12 @@ describe('tenants kept apart as wholes', () => {
       const tooLarge = { key: 'x', value: randomBytes(requestRecordMaxBytes + 1024) };
       expect(await refusal(producer.send({ topic: partner.topic('TaskRequested'), acks: -1, messages: [tooLarge] }))).toBe('MESSAGE_TOO_LARGE');
       // When it sends a garbage record a few KB under the limit, with dead-letter headers of its own, then a valid request behind it on the same partition
+      // (its first byte is not the wire format's magic byte 0, or the decoder would look its next four up as a schema id: UNKNOWN_SCHEMA 1 time in 256)
+      const garbage = randomBytes(requestRecordMaxBytes - 4096);
+      garbage[0] = 0xff;
       const nearLimit = {
         key: 'garbage',
-        value: randomBytes(requestRecordMaxBytes - 4096),
+        value: garbage,
         partition: 0,
         headers: { 'dlq-redrives': '7', 'dlq-error-code': 'FORGED', 'DLQ-Consumer': 'quota' },
       };
