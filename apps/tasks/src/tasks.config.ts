@@ -1,4 +1,5 @@
 import { EnvReader } from '@app/config';
+import type { PartnerLimits } from './partners/partner-limits';
 import { defaultInputLimits, InputLimits } from './submit/request-limits';
 
 export interface TasksConfig {
@@ -17,6 +18,8 @@ export interface TasksConfig {
   userRateBurst: number;
   /** Unfinished tasks a user may have at once. */
   userMaxOpenTasks: number;
+  /** What all the users of a namespace (a partner's) may ask together, where an admin set nothing else. */
+  partnerDefaults: PartnerLimits;
   inputLimits: InputLimits;
 }
 
@@ -36,6 +39,11 @@ export function loadTasksConfig(env: NodeJS.ProcessEnv = process.env): TasksConf
     userRateLimit: read.positive('USER_RATE_LIMIT', 10),
     userRateBurst: read.positive('USER_RATE_BURST', 20),
     userMaxOpenTasks: Math.floor(read.positive('USER_MAX_OPEN_TASKS', 100)),
+    partnerDefaults: {
+      maxOpenTasks: Math.floor(read.positive('PARTNER_MAX_OPEN_TASKS', 1000)),
+      rateLimit: read.positive('PARTNER_RATE_LIMIT', 50),
+      rateBurst: Math.floor(read.positive('PARTNER_RATE_BURST', 100)),
+    },
     inputLimits: { ...defaultInputLimits, maxBytes: read.bytes('HTTP_BODY_LIMIT', '64kb'), simulation },
   });
 }

@@ -4,6 +4,7 @@ import { ServiceModule } from '@app/service';
 import { UsersController } from './http/users.controller';
 import { TaskDeadlineWatcher } from './deadline/task-deadline.watcher';
 import { TasksController } from './http/tasks.controller';
+import { PartnerLimitsController } from './http/partner-limits.controller';
 import { tasksMigrations } from './migrations';
 import { ExpiredKeysCleaner } from './submit/expired-keys.cleaner';
 import { loadTasksConfig, TASKS_CONFIG } from './tasks.config';
@@ -18,7 +19,7 @@ import { TasksHandlers } from './tasks.handlers';
       providers: [{ provide: TASKS_CONFIG, useFactory: () => loadTasksConfig() }, personalDataProvider],
     }),
   ],
-  controllers: [TasksController, UsersController],
+  controllers: [TasksController, UsersController, PartnerLimitsController],
   providers: [ExpiredKeysCleaner, TaskDeadlineWatcher],
 })
 export class TasksModule {}

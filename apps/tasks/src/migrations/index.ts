@@ -8,6 +8,7 @@ import { cancelledTasks } from './005-cancelled-tasks';
 import { personalData } from './006-personal-data';
 import { partnersTable } from './007-partners';
 import { taskSearchIndexes } from './008-task-search';
+import { partnerLimits } from './009-partner-limits';
 import { userDataKeysTable } from '@app/personal-data';
 
 /** In order, the outbox and inbox first; append new migrations, never edit applied ones (the order of those applied may change). */
@@ -23,4 +24,5 @@ export const tasksMigrations: Migration[] = [
   partnersTable,
   taskSearchIndexes,
   outboxParkedUntil,
+  partnerLimits,
 ];

@@ -4,7 +4,8 @@ import type { Knex } from 'knex';
 import { DomainEvent, TaskAccepted } from '@app/events';
 import { outbox, OutboxWrite } from '@app/messaging';
 import { noFacts, TaskFacts } from '@app/task-state';
-import { openTaskSlotTaken, openTaskSlotsReleased } from '../submit/user-limits';
+import { byNamespace, partnerSlots } from '../partners/partner-limits';
+import { openTaskSlotsReleased, userSlots } from '../submit/user-limits';
 import { project, ProjectedTask, Projection, TaskChange } from './projection.rules';
 
 /** Writes outcome events to the outbox, or gives the insert that does for applyToTasks to run with its own writes. */
@@ -48,7 +49,9 @@ export async function applyToTasks(trx: Knex.Transaction, events: DomainEvent[],
     const outcomeEvents = outcomes.map(({ outcome }) => outcome);
     writes.outcomes = (await outcomesOutbox(outcomeEvents))?.insert;
     writes.outcomes_timeline = trx('task_timeline').insert(outcomeEvents.map(timelineRowOf)).onConflict('event_id').ignore();
-    writes.slots = openTaskSlotsReleased(trx, slotsFreedBy(changes, outcomes, rows));
+    const freed = slotsFreedBy(changes, outcomes, rows);
+    writes.slots = openTaskSlotsReleased(trx, userSlots, freed);
+    writes.partner_slots = openTaskSlotsReleased(trx, partnerSlots, byNamespace(freed));
     const createdAt = new Map(rows.map((row) => [row.task_id, new Date(row.created_at).getTime()]));
     afterCommit(trx, () => {
       for (const { outcome } of outcomes) {
@@ -73,16 +76,22 @@ function slotsFreedBy(changes: TaskChange[], outcomes: Projection['outcomes'], r
 
 /**
  * A task accepted by POST /tasks, new by construction (its id was just made): its row, as the
- * acceptance projects it, its timeline's first event, the acceptance's outbox row and one of the
- * user's `maxOpenTasks` open-task slots, written by one statement. False when the user had no slot
- * left: the caller rolls back, and nothing of it stays. The slot's row is locked last, by the
- * statement just before the commit, so one user's submissions wait on each other only for a commit.
+ * acceptance projects it, its timeline's first event, the acceptance's outbox row and the open-task
+ * slots it takes (`slots`, each a statement that returns a row when taken: its user's, its
+ * namespace's), written by one statement. The names of the slots not taken come back: the caller
+ * then rolls back, and nothing of it stays. The slots' rows are locked last, by the statement just
+ * before the commit, so one user's submissions wait on each other only for a commit.
  */
-export async function recordNewTask(trx: Knex.Transaction, accepted: TaskAccepted, traceparent: string, maxOpenTasks: number): Promise<boolean> {
+export async function recordNewTask(
+  trx: Knex.Transaction,
+  accepted: TaskAccepted,
+  traceparent: string,
+  slots: Record<string, Knex.Raw<{ rows: unknown[] }>>,
+): Promise<string[]> {
   const { changes, outcomes } = project(new Map([[accepted.taskId, { taskId: accepted.taskId, facts: noFacts, outcomeEventId: null }]]), [accepted]);
   if (outcomes.length > 0 || changes.length !== 1) throw new Error(`the acceptance of ${accepted.taskId} did not project to one open task`);
   const [task] = changes;
-  const [{ taken }] = await trx
+  let statement = trx
     .with(
       'task',
       trx('tasks').insert({
@@ -99,12 +108,14 @@ export async function recordNewTask(trx: Knex.Transaction, accepted: TaskAccepte
       }),
     )
     .with('timeline', trx('task_timeline').insert(timelineRowOf(accepted)))
-    .with('outbox_row', trx('outbox').insert(outbox.rowOf(accepted, traceparent)))
-    .with('slot', openTaskSlotTaken(trx, accepted.userId, maxOpenTasks))
-    .from('slot')
-    .count<Array<{ taken: string }>>({ taken: '*' });
+    .with('outbox_row', trx('outbox').insert(outbox.rowOf(accepted, traceparent)));
+  const names = Object.keys(slots);
+  for (const name of names) statement = statement.with(`slot_${name}`, slots[name]);
+  const [taken] = await statement.select<Array<Record<string, string>>>(
+    names.map((name) => trx.raw('(select count(*) from ??) as ??', [`slot_${name}`, name])),
+  );
   outbox.wakeRelayOnCommit(trx);
-  return Number(taken) === 1;
+  return names.filter((name) => Number(taken[name]) !== 1);
 }
 
 function projectionsOf(rows: TaskRow[]): Map<string, ProjectedTask> {

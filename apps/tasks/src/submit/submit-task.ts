@@ -11,7 +11,9 @@ import { TasksConfig } from '../tasks.config';
 import { claimKey, KeyRow } from './claim-key';
 import { requestHash } from './request-hash';
 import { sealInput } from './seal-input';
-import { takeRateToken, tooManyOpenTasks } from './user-limits';
+import { namespaceOf } from '@app/catalogue';
+import { limitsOf, PartnerLimits, partnerSlotTaken, partnerTooFast, partnerTooManyOpenTasks, takePartnerToken } from '../partners/partner-limits';
+import { openTaskSlotTaken, takeRateToken, tooManyOpenTasks, userSlots } from './user-limits';
 
 export interface TaskSubmission {
   userId: string;
@@ -34,12 +36,14 @@ const lockNotAvailable = '55P03';
  * user's open-task slot commit in one transaction (three statements between its begin and its commit:
  * the key with the lock timeout, the user's data key, the rest), so a request that fails leaves nothing behind. A request with a key that another request
  * is still holding waits for it (up to the lock timeout, then 409) and then replays its answer; the
- * same key with other content is a 422. Each request takes a token from the user's rate bucket, and
- * a new task is refused while the user has too many unfinished ones (429).
+ * same key with other content is a 422. Each request takes a token from the user's rate bucket (and
+ * from its namespace's, for a partner's user), and a new task is refused while the user, or all the
+ * users of its namespace together, have too many unfinished ones (429).
  */
 export async function submitTask(knex: Knex, config: TasksConfig, personal: PersonalData, key: string, submission: TaskSubmission): Promise<SubmissionResult> {
   const hash = requestHash(submission);
   await takeRateToken(knex, submission.userId, config.userRateLimit, config.userRateBurst);
+  const share = await partnerShare(knex, submission.userId, config);
   try {
     return await knex.transaction(async (trx) => {
       const scope = { user_id: submission.userId, route, key };
@@ -52,7 +56,12 @@ export async function submitTask(knex: Knex, config: TasksConfig, personal: Pers
       const accepted = newEvent('TaskAccepted', { idempotencyKey: key, reportType: submission.reportType, input: sealed }, origin, 'tasks');
       const traceparent = traceparentOf() ?? traceparentFor(accepted.correlationId);
       if (keyIssued) await outbox.add(trx, keyIssued);
-      if (!(await recordNewTask(trx, accepted, traceparent, config.userMaxOpenTasks))) throw tooManyOpenTasks(submission.userId, config.userMaxOpenTasks);
+      const full = await recordNewTask(trx, accepted, traceparent, {
+        user: openTaskSlotTaken(trx, userSlots, submission.userId, config.userMaxOpenTasks),
+        ...(share && { partner: partnerSlotTaken(trx, share.partner, share.limits) }),
+      });
+      if (full.includes('user')) throw tooManyOpenTasks(submission.userId, config.userMaxOpenTasks);
+      if (share && full.includes('partner')) throw partnerTooManyOpenTasks(share.partner, share.limits);
       return { status: HttpStatus.ACCEPTED, body, replayed: false };
     });
   } catch (error) {
@@ -63,6 +72,16 @@ export async function submitTask(knex: Knex, config: TasksConfig, personal: Pers
     }
     throw error;
   }
+}
+
+/** A partner's user's request takes a token from its namespace's bucket too: the namespace and its limits, or a 429. */
+async function partnerShare(knex: Knex, userId: string, config: TasksConfig): Promise<{ partner: string; limits: PartnerLimits } | undefined> {
+  const partner = namespaceOf(userId);
+  if (partner === undefined) return undefined;
+  const limits = await limitsOf(knex, partner, config.partnerDefaults);
+  const waitSeconds = await takePartnerToken(knex, partner, limits);
+  if (waitSeconds !== undefined) throw partnerTooFast(partner, limits, waitSeconds);
+  return { partner, limits };
 }
 
 function replay(row: KeyRow, hash: string): SubmissionResult {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { causedBy, EventOf } from '@app/events';
-import { mayActFor, partnerTopicFor } from '@app/catalogue';
+import { mayActFor, namespaceOf, partnerTopicFor } from '@app/catalogue';
 import type { HandlerContext } from '@app/messaging';
 import { applyToTask } from '../../projection/apply-to-task';
 import { acceptanceOf } from '../../submit/acceptance';
@@ -10,7 +10,8 @@ import { requestHash } from '../../submit/request-hash';
 import { checkInput, inputTooLarge } from '../../submit/request-limits';
 import { sealInput } from '../../submit/seal-input';
 import { PersonalData } from '@app/personal-data';
-import { lockUser, openTasksOf, takeOpenTaskSlot } from '../../submit/user-limits';
+import { limitsOf, partnerSlots, takePartnerToken } from '../../partners/partner-limits';
+import { lockUser, openTaskSlotsReleased, openTasksOf, takeOpenTaskSlot, userSlots } from '../../submit/user-limits';
 import { TasksConfig } from '../../tasks.config';
 
 /** Outside requests have their own key scope, apart from POST /tasks. */
@@ -66,10 +67,8 @@ export async function adoptRequest(
     case 'accept-again':
       return accept(await sealed(event, context, personal), context);
     case 'accept': {
-      // POST /tasks takes slots without the user's lock: the count read above may be one short.
-      if (!(await takeOpenTaskSlot(trx, event.userId, config.userMaxOpenTasks))) {
-        return refuse('TOO_MANY_OPEN_TASKS');
-      }
+      const refusal = await takeShares(trx, event.userId, config);
+      if (refusal) return refuse(refusal);
       if (scope && hash && (await claimKey(trx, scope, hash, event.taskId, config.idempotencyTtlMs))) {
         throw new Error(`idempotency key ${scope.key} of ${event.userId} was claimed while the user was locked`);
       }
@@ -78,6 +77,26 @@ export async function adoptRequest(
       return accept(request, context);
     }
   }
+}
+
+/**
+ * The request's share of what its user and its namespace may ask, taken; or why it is refused. The
+ * namespace's token first: a request refused for want of a slot was asked all the same. A user's
+ * slot taken and its namespace's not is given back, as the refusal commits. The namespace's rows stay
+ * locked until the batch commits: its other requests, on another instance, wait for that (and where
+ * they hold a user's lock this batch needs, PostgreSQL breaks the circle; the batch is tried again).
+ */
+async function takeShares(trx: Knex.Transaction, userId: string, config: TasksConfig): Promise<string | undefined> {
+  const partner = namespaceOf(userId);
+  const limits = partner === undefined ? undefined : await limitsOf(trx, partner, config.partnerDefaults);
+  if (partner && limits && (await takePartnerToken(trx, partner, limits)) !== undefined) return 'PARTNER_RATE_LIMITED';
+  // POST /tasks takes slots without the user's lock: the count read before may be one short.
+  if (!(await takeOpenTaskSlot(trx, userSlots, userId, config.userMaxOpenTasks))) return 'TOO_MANY_OPEN_TASKS';
+  if (partner && limits && !(await takeOpenTaskSlot(trx, partnerSlots, partner, limits.maxOpenTasks))) {
+    await openTaskSlotsReleased(trx, userSlots, new Map([[userId, 1]]));
+    return 'PARTNER_TOO_MANY_OPEN_TASKS';
+  }
+  return undefined;
 }
 
 /**
