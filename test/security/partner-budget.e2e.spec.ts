@@ -50,6 +50,13 @@ describe("a partner's budget for the users it invents", () => {
       status: 200,
       body: { partner: inventor.name, newUserQuota: 1, drawCap: 20, drawn: 0 },
     });
+    // (and tasks' limits on the namespace raised past the burst: here the budget alone is tried)
+    const raised = await fetch(`${platform.url('tasks')}/partners/${inventor.name}/limits`, {
+      method: 'PUT',
+      headers: { ...(await asAdmin()), 'content-type': 'application/json' },
+      body: JSON.stringify({ maxOpenTasks: 2000, rateLimit: 5000, rateBurst: 2000 }),
+    });
+    expect(raised.status).toBe(200);
     const httpUser = `budget-http-${suffix}`;
     const neighbourUser = `${neighbour.name}:n1`;
     // When it asks for 1,000 users it made up, while an HTTP user and another partner's user ask too
