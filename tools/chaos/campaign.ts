@@ -109,7 +109,9 @@ export async function runCampaign(rootDir: string, options: CampaignOptions, log
     history.record({ kind: 'phase', at: Date.now(), phase: convergenceMs === null ? 'settle-timeout' : 'settled', detail: { convergenceMs } });
     history.close();
     const entries = readHistory(runDir);
-    const evidence = await gatherEvidence(stack, admin, { quota: cluster.url('quota'), tasks: cluster.url('tasks') }, entries, workload.users, granted);
+    const evidence = await gatherEvidence(stack, admin, { quota: cluster.url('quota'), tasks: cluster.url('tasks') }, entries, workload.users, granted, {
+      deploying: deployer !== undefined,
+    });
     saveEvidence(runDir, evidence);
     const report = reportOf(options, runDir, entries, checkInvariants(evidence), nemesis.applied, convergenceMs);
     if (release && deployer) Object.assign(report, await checkDeploy(stack, release.commit, deployer.http, entries, evidence.events, report.results));

@@ -26,6 +26,12 @@ export interface Evidence {
   /** Each erased user's latest erasure (as GET /users/{userId}/data tells it) and their tasks' inputs as GET /tasks/{id} shows them. */
   /** A replicated database's promotions, as Patroni keeps them (GET /history): each new timeline, when, and who leads it. */
   promotions?: Array<{ timeline: number; at: string; leader: string }>;
+  /**
+   * Each user's and namespace's open-task count in tasks' database beside its unfinished tasks, when
+   * the run has settled (namespaces left out of a rolling deploy: a release before their limits took
+   * and gave back none).
+   */
+  slots?: Array<{ kind: 'user' | 'namespace'; holder: string; counted: number; unfinished: number }>;
   erasures?: Array<{ user: string; status: string | null; requestedAt: string | null; tasks: Array<{ taskId: string; createdAt: string; input: unknown }> }>;
 }
 

@@ -1,16 +1,22 @@
 import type { FaultEntry } from './history';
 import type { Evidence, InvariantResult } from './checked-evidence';
+import { slotInvariants } from './slot-invariants';
 
 /** A promotion this long after its fault ended is still that fault's: Patroni may finish it as the fault heals. */
 const promotionGraceMs = 15_000;
 const askedFor = new Set(['failover-postgres', 'switchover-postgres']);
+
+/** What the databases show once the run has settled: the promotions below, and the slots (slot-invariants). */
+export function databaseInvariants(evidence: Evidence): InvariantResult[] {
+  return [...noUnaskedFailover(evidence), ...slotInvariants(evidence)];
+}
 
 /**
  * A replicated database changes primary only when the campaign asked it to: a promotion outside
  * every failover and switchover means Patroni or etcd, starved of CPU beside the brokers, let a
  * leader's lease lapse on its own (their timeouts are too tight for the machine).
  */
-export function databaseInvariants(evidence: Evidence): InvariantResult[] {
+function noUnaskedFailover(evidence: Evidence): InvariantResult[] {
   if (evidence.promotions === undefined) return [];
   const faults = evidence.history.filter((h): h is FaultEntry => h.kind === 'fault' && askedFor.has(h.fault));
   const windows = faults

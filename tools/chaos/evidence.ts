@@ -16,6 +16,7 @@ import type { Evidence } from './invariants';
 import type { EraseOp, HistoryEntry } from './history';
 import { campaignPartners } from './outside-systems';
 import { promotions } from './database-faults';
+import { openTaskSlots } from './slot-evidence';
 import { retry } from '@app/timing';
 
 /**
@@ -40,6 +41,7 @@ export async function gatherEvidence(
   history: HistoryEntry[],
   users: string[],
   granted: number,
+  options: { deploying: boolean },
 ): Promise<Evidence> {
   const codec = new EventCodec(registryUrl(stack), '', { auth: localRegistryCredentials('auditor', stack.stackDir) });
   const evidence: Evidence = { history, events: [], undecodable: 0, deadLetters: [], outbox: [], acknowledged: [], balances: [], granted };
@@ -85,6 +87,8 @@ export async function gatherEvidence(
   }
   evidence.erasures = await erasuresSeen(urls.tasks, token, history);
   if (stack.postgres === 'replicated') evidence.promotions = await promotions(stack);
+  // A release before the namespaces' limits takes and gives back none of their slots.
+  evidence.slots = await openTaskSlots(stack, !options.deploying);
   return evidence;
 }
 
