@@ -26,6 +26,8 @@ const services: Array<[ServiceName, Migration[], string[]]> = [
       'partner_limits',
       'partner_open_tasks',
       'partner_rate_buckets',
+      'operator_runs',
+      'operator_run_audit',
     ],
   ],
   ['quota', quotaMigrations, ['inbox', 'outbox', 'partner_budgets', 'quota_accounts', 'quota_ledger']],

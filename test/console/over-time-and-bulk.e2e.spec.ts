@@ -127,8 +127,43 @@ describe('console: the platform over time, tasks found by filter, and cancelled 
     expect((await platform.task(elsewhere)).state).not.toBe('CANCELLED');
     const byCode = await platform.get<Listed>('tasks', '/tasks?userId=bulk-a&errorCode=CANCELLED');
     expect(byCode.items.map((t) => t.taskId).sort()).toEqual([...open].sort());
-    expect(platform.service('console').output()).toMatch(/audit: ops finished bulk cancel .* of 3 task\(s\).*3 cancelled/);
+    expect(platform.service('tasks').output()).toMatch(
+      /audit: ops finished run [\w-]+: bulk-cancel of 3 item\(s\) matching \W{1,3}userId=bulk-a\W{1,3}: 3 cancelled, 0 failed/,
+    );
   });
+
+  it('keeps a bulk cancel going when the tasks instance working it is killed, each task cancelled once, and any console shows it', async () => {
+    const doomed: string[] = [];
+    for (let i = 0; i < 3; i++) doomed.push((await platform.submit('bulk-c', { simulate: { hang: true } })).body.taskId as string);
+    await admin.goto(`${consoleUrl}/tasks?userId=bulk-c`);
+    await admin.click('#bulk-cancel');
+    await admin.fill('input[name=rate]', '1');
+    await admin.click('#run-bulk-cancel');
+    const runId = new URL(admin.url()).pathname.split('/').at(-1)!;
+    const run = () =>
+      platform.get<{ state: string; done: number; outcomes: Record<string, number>; audit: Array<{ what: string }> }>('tasks', `/operator-runs/${runId}`);
+    await waitFor(async () => (await run()).done >= 1, { what: 'the first cancel of the run' });
+    await platform.kill('tasks');
+    await platform.startApp('tasks');
+    // Its lease lapses, and the restarted instance takes it up where it was
+    await waitFor(async () => (await run()).state === 'finished', { what: 'the run to finish after the restart', timeoutMs: 60_000 });
+    expect(await run()).toMatchObject({ done: 3, outcomes: { cancelled: 3 } });
+    expect((await run()).audit.map((a) => a.what)).toEqual(['planned', 'started', 'resumed', 'finished']);
+    for (const taskId of doomed) {
+      const task = await platform.task(taskId);
+      expect(task.state).toBe('CANCELLED');
+      expect((task.timeline as Array<{ eventType: string }>).filter((e) => e.eventType === 'TaskCancelled')).toHaveLength(1);
+    }
+    // Another console, which never saw the run start, shows it as it is
+    const second = await platform.startAnotherInstance('console');
+    const elsewhere = await (await browser.newContext()).newPage();
+    const secondUrl = `http://127.0.0.1:${second.port}`;
+    await signIn(elsewhere, secondUrl, await tokenFor('ops', 'admin'));
+    await elsewhere.goto(`${secondUrl}/bulk/${runId}`);
+    expect(await elsewhere.textContent('#bulk-state')).toBe('finished');
+    expect(await elsewhere.textContent('#bulk-cancelled')).toBe('3');
+    expect(await elsewhere.locator('tr[data-audit="resumed"]').count()).toBe(1);
+  }, 120_000);
 
   it('lets a viewer search but not cancel: no button, and the forms posted anyway are refused', async () => {
     const viewer = await (await browser.newContext()).newPage();

@@ -11,7 +11,6 @@ import { SharesController } from './http/shares.controller';
 import { QuotaController } from './http/quota.controller';
 import { SignInController } from './http/sign-in.controller';
 import { TasksController } from './http/tasks.controller';
-import { BulkCancels } from './platform/bulk-cancels';
 import { DeadLetterDesk } from './platform/dead-letter-desk';
 import { CONSOLE_TOKEN_VERIFIER, ConsoleSessionGuard } from './session/console-session.guard';
 import { CsrfTokens } from './session/session';
@@ -49,7 +48,6 @@ class ConsoleHealthController {
     { provide: CsrfTokens, useFactory: () => new CsrfTokens() },
     { provide: APP_GUARD, useClass: ConsoleSessionGuard },
     DeadLetterDesk,
-    BulkCancels,
   ],
 })
 export class ConsoleModule {}

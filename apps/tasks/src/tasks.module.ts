@@ -5,6 +5,8 @@ import { UsersController } from './http/users.controller';
 import { TaskDeadlineWatcher } from './deadline/task-deadline.watcher';
 import { TasksController } from './http/tasks.controller';
 import { PartnerLimitsController } from './http/partner-limits.controller';
+import { OperatorRunsController } from './http/operator-runs.controller';
+import { OperatorRunWorker } from './operator-runs/operator-run.worker';
 import { tasksMigrations } from './migrations';
 import { ExpiredKeysCleaner } from './submit/expired-keys.cleaner';
 import { loadTasksConfig, TASKS_CONFIG } from './tasks.config';
@@ -19,7 +21,7 @@ import { TasksHandlers } from './tasks.handlers';
       providers: [{ provide: TASKS_CONFIG, useFactory: () => loadTasksConfig() }, personalDataProvider],
     }),
   ],
-  controllers: [TasksController, UsersController, PartnerLimitsController],
-  providers: [ExpiredKeysCleaner, TaskDeadlineWatcher],
+  controllers: [TasksController, UsersController, PartnerLimitsController, OperatorRunsController],
+  providers: [ExpiredKeysCleaner, TaskDeadlineWatcher, OperatorRunWorker],
 })
 export class TasksModule {}

@@ -9,6 +9,7 @@ import { personalData } from './006-personal-data';
 import { partnersTable } from './007-partners';
 import { taskSearchIndexes } from './008-task-search';
 import { partnerLimits } from './009-partner-limits';
+import { operatorRuns } from './010-operator-runs';
 import { userDataKeysTable } from '@app/personal-data';
 
 /** In order, the outbox and inbox first; append new migrations, never edit applied ones (the order of those applied may change). */
@@ -25,4 +26,5 @@ export const tasksMigrations: Migration[] = [
   taskSearchIndexes,
   outboxParkedUntil,
   partnerLimits,
+  operatorRuns,
 ];

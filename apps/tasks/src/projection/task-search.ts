@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { taskStates } from '@app/task-state';
+import { terminalStates, taskStates } from '@app/task-state';
 import { summary, TaskRow } from './task-queries';
 
 /**
@@ -58,6 +58,16 @@ export async function searchTasks(knex: Knex, filter: TaskFilter, limit: number,
   const rows = await searchQuery(knex, filter, limit, offset);
   const items = rows.slice(0, limit).map((row) => ({ ...summary(row), errorCode: row.error_code }));
   return { items, limit, offset, nextOffset: rows.length > limit ? offset + limit : null };
+}
+
+/** The ids of the unfinished tasks the filter matches, newest first, at most `limit`; `truncated` when there were more. */
+export async function openTaskIds(knex: Knex, filter: TaskFilter, limit: number): Promise<{ taskIds: string[]; truncated: boolean }> {
+  const ids: string[] = await narrowed(knex, filter)
+    .whereNotIn('state', [...terminalStates])
+    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'task_id' }])
+    .limit(limit + 1)
+    .pluck('task_id');
+  return { taskIds: ids.slice(0, limit), truncated: ids.length > limit };
 }
 
 /** How many tasks the filter matches in each state (every state named, 0 where none), and in all. */
