@@ -187,6 +187,24 @@ describe('operator console', () => {
       what: 'the re-drive to finish, as its page shows',
       timeoutMs: 20_000,
     });
+    // Polling its progress makes no consumer group: the console follows the re-drive logs with one
+    const runPath = new URL(adminPage.url()).pathname;
+    const consoleGroups = async () => {
+      const kafkaAdmin = platform.kafka.admin();
+      await kafkaAdmin.connect();
+      const { groups } = await kafkaAdmin.listGroups().finally(() => kafkaAdmin.disconnect());
+      return groups.filter((g) => g.groupId.startsWith(`${platform.env.topicPrefix}console-`)).length;
+    };
+    const groupsBefore = await consoleGroups();
+    for (let i = 0; i < 5; i++) expect((await adminPage.request.get(`${consoleUrl}${runPath}/progress`)).ok()).toBe(true);
+    expect(await consoleGroups()).toBe(groupsBefore);
+    // And a console that never saw it asked shows the same, from the service's log
+    const second = await platform.startAnotherInstance('console');
+    const elsewhere = await (await browser.newContext()).newPage();
+    await signIn(elsewhere, `http://127.0.0.1:${second.port}`, await tokenFor('ops', 'admin'));
+    await elsewhere.goto(`http://127.0.0.1:${second.port}${runPath}`);
+    expect(await elsewhere.textContent('#redrive-progress')).toContain('1 of 1 re-driven — finished');
+    await elsewhere.close();
     await waitFor(
       async () => (await platform.get<{ items: Array<{ kind: string }> }>('quota', '/quota/poisoned/ledger')).items.some((l) => l.kind === 'debit'),
       {

@@ -1,6 +1,6 @@
 import type { IHeaders, Kafka, KafkaMessage } from 'kafkajs';
 import { partitionOffsets, readRange, readToEnd } from '@app/kafka-admin';
-import { deadLetterTopicFor, redriveLogTopic } from '@app/catalogue';
+import { deadLetterTopicFor } from '@app/catalogue';
 import { deadLetterHeaders, isDeadLetterHeader } from './dead-letter-format';
 
 /** How many times a message was re-driven; carried on, so a dead letter that failed again shows it. */
@@ -195,36 +195,6 @@ export async function readDeadLetter(kafka: Kafka, groupId: string, id: string, 
     groupPrefix: readerGroupPrefix,
   });
   return found;
-}
-
-/** How a re-driven letter's second handling ended, as the service's delivery says it. */
-export type RedriveOutcome = 'handled' | 'duplicate' | 'dead-lettered';
-
-/** One line of a group's re-drive log: a letter its service handled again, at whose request. */
-export interface RedriveLogEntry {
-  deadLetter: string;
-  eventId: string | null;
-  originalTopic: string;
-  requestId: string;
-  by: string;
-  at: string;
-  outcome: RedriveOutcome;
-}
-
-/** The group's re-drive log, by dead-letter id (the last entry of each). */
-export async function readRedriveLog(kafka: Kafka, groupId: string, readerGroupPrefix?: string): Promise<Map<string, RedriveLogEntry>> {
-  const done = new Map<string, RedriveLogEntry>();
-  await readToEnd(
-    kafka,
-    [redriveLogTopic(groupId)],
-    ({ message }) => {
-      const entry = JSON.parse(message.value?.toString() ?? '{}') as RedriveLogEntry;
-      done.set(entry.deadLetter, entry);
-    },
-    undefined,
-    readerGroupPrefix,
-  );
-  return done;
 }
 
 export function matches(letter: DeadLetter, filter: DeadLetterFilter): boolean {

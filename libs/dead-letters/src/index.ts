@@ -6,4 +6,6 @@
 export { deadLetterHeaders, deadLetterMessage, isDeadLetterHeader, withoutValue, type FailedDelivery } from './dead-letter-format';
 export * from './dead-letter-store';
 export * from './redrive';
+export * from './redrive-log';
 export { listParkedRows, releaseParkedRows, type ParkedRow } from './parked-rows';
+export { RedriveLogTail, type RedriveLogView } from './redrive-log-tail';

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
 import { redriveRequestTopic } from '@app/catalogue';
-import { DeadLetter, DeadLetterFilter, matches, readDeadLetters, readRedriveLog, RedriveLogEntry } from './dead-letter-store';
+import { partitionOffsets, readRange } from '@app/kafka-admin';
+import { deadLetterTopicFor } from '@app/catalogue';
+import { DeadLetter, DeadLetterFilter, forEachDeadLetter, letterOf, matches } from './dead-letter-store';
+import { readRedriveLog, RedriveLogEntry } from './redrive-log';
+
+/** The most letters one request takes: a larger clean-up is several, each looked at first (a request names each letter). */
+export const redriveLimit = 10_000;
 
 /** What an operator asks a service to handle again: a filter, or letters by id. */
 export interface RedriveRequest extends DeadLetterFilter {
@@ -18,12 +24,16 @@ export interface RedriveOptions extends Omit<RedriveRequest, 'requestId'> {
   dryRun?: boolean;
   /** The reading principal's allowed group names (`console-` for the console). */
   readerGroupPrefix?: string;
+  /** The group's re-drive log by letter, when the asker follows it already (the console's tail); read otherwise. */
+  done?: Map<string, RedriveLogEntry>;
 }
 
 export interface RedriveResult {
   requestId?: string;
   redriven: DeadLetter[];
   skipped: Array<{ letter: DeadLetter; why: string }>;
+  /** Letters matched past redriveLimit, left for another request. */
+  left?: number;
 }
 
 /** Whether a request names the letter (by its filter, and its ids if any): only those keep their values when a service reads its letters. */
@@ -31,17 +41,58 @@ export function askedFor(letter: DeadLetter, request: Omit<RedriveRequest, 'requ
   return matches(letter, request) && (!request.ids || request.ids.includes(letter.id));
 }
 
+/** Why a letter the request names is not taken, or undefined when it is. */
+function whySkipped(letter: DeadLetter, done: Map<string, RedriveLogEntry>, request: Omit<RedriveRequest, 'requestId' | 'by'>): string | undefined {
+  const before = done.get(letter.id);
+  if (before) return `already re-driven by ${before.by} at ${before.at}`;
+  if (letter.parked && !request.includeParked) return 'parked: it failed again after a re-drive';
+  if (!letter.originalTopic) return 'no original topic recorded';
+  return undefined;
+}
+
 /** Which letters a request takes, and why each other one it matches is left. */
 export function selectForRedrive(letters: DeadLetter[], done: Map<string, RedriveLogEntry>, request: Omit<RedriveRequest, 'requestId' | 'by'>): RedriveResult {
   const result: RedriveResult = { redriven: [], skipped: [] };
   for (const letter of letters.filter((l) => askedFor(l, request))) {
-    const before = done.get(letter.id);
-    if (before) result.skipped.push({ letter, why: `already re-driven by ${before.by} at ${before.at}` });
-    else if (letter.parked && !request.includeParked) result.skipped.push({ letter, why: 'parked: it failed again after a re-drive' });
-    else if (!letter.originalTopic) result.skipped.push({ letter, why: 'no original topic recorded' });
+    const why = whySkipped(letter, done, request);
+    if (why) result.skipped.push({ letter, why });
     else result.redriven.push(letter);
   }
   return result;
+}
+
+/**
+ * The letters a request names, values included: by their offsets when it lists them (each request
+ * from this library does), read past once otherwise, keeping only those it matches (at most
+ * redriveLimit): a topic of others' garbage costs reading, never memory.
+ */
+export async function lettersAskedFor(
+  kafka: Kafka,
+  groupId: string,
+  request: Omit<RedriveRequest, 'requestId' | 'by'>,
+  readerGroupPrefix?: string,
+): Promise<DeadLetter[]> {
+  const letters: DeadLetter[] = [];
+  const keep = (letter: DeadLetter) => askedFor(letter, request) && letters.length < redriveLimit && letters.push(letter);
+  if (!request.ids) {
+    await forEachDeadLetter(kafka, groupId, keep, readerGroupPrefix);
+    return letters;
+  }
+  // Offsets the topic holds alone: a request naming one it never had (or retention took) waits for nothing
+  const topic = deadLetterTopicFor(groupId);
+  const held = new Map((await partitionOffsets(kafka, topic)).map(({ partition, low, high }) => [partition, { low, high }]));
+  const spans = new Map<number, { partition: number; from: number; to: number }>();
+  for (const [partition, offset] of request.ids.map((id) => id.split(':').map(Number))) {
+    const range = held.get(partition);
+    if (!range || offset < range.low || offset >= range.high) continue;
+    const span = spans.get(partition) ?? { partition, from: offset, to: offset + 1 };
+    spans.set(partition, { partition, from: Math.min(span.from, offset), to: Math.max(span.to, offset + 1) });
+  }
+  const ranges = [...spans.values()];
+  await readRange(kafka, topic, ranges, ({ partition, message }) => keep(letterOf(partition, message, true)), {
+    groupPrefix: readerGroupPrefix,
+  });
+  return letters;
 }
 
 /**
@@ -49,19 +100,29 @@ export function selectForRedrive(letters: DeadLetter[], done: Map<string, Redriv
  * topic, hands each to its consumer's delivery with its original eventId (so the inbox still
  * deduplicates), and logs each (what, by whom, when, how it ended) so that a second request skips
  * it; one that fails again comes back as a parked dead letter. Nothing is written to an event topic,
- * so whoever may ask can re-drive only what was dead-lettered. Returns what the request should
- * take, as far as the asker can see now; a dry run asks nothing.
+ * so whoever may ask can re-drive only what was dead-lettered. The letters are picked here, reading
+ * the topic's headers past once and keeping the matches alone (at most redriveLimit), and the request
+ * names each by its offset, so that the service reads those alone. A dry run asks nothing.
  */
 export async function requestRedrive(kafka: Kafka, groupId: string, options: RedriveOptions): Promise<RedriveResult> {
-  const { dryRun, readerGroupPrefix, ...asked } = options;
-  // The asker needs which letters, not their values: the service reads those itself
-  const [letters, done] = await Promise.all([
-    readDeadLetters(kafka, groupId, readerGroupPrefix, () => false),
-    readRedriveLog(kafka, groupId, readerGroupPrefix),
-  ]);
-  const result = selectForRedrive(letters, done, asked);
+  const { dryRun, readerGroupPrefix, done: followed, ...asked } = options;
+  const done = followed ?? (await readRedriveLog(kafka, groupId, readerGroupPrefix));
+  const result: RedriveResult = { redriven: [], skipped: [], left: 0 };
+  await forEachDeadLetter(
+    kafka,
+    groupId,
+    (letter) => {
+      if (!askedFor(letter, asked)) return;
+      const shown = { ...letter, value: null };
+      const why = whySkipped(letter, done, asked);
+      if (why && result.skipped.length < redriveLimit) result.skipped.push({ letter: shown, why });
+      else if (!why && result.redriven.length < redriveLimit) result.redriven.push(shown);
+      else if (!why) result.left!++;
+    },
+    readerGroupPrefix,
+  );
   if (dryRun || result.redriven.length === 0) return result;
-  const request: RedriveRequest = { ...asked, requestId: randomUUID() };
+  const request: RedriveRequest = { ...asked, ids: result.redriven.map((letter) => letter.id), requestId: randomUUID() };
   const producer = kafka.producer({ allowAutoTopicCreation: false });
   await producer.connect();
   try {

@@ -15,8 +15,8 @@ th{background:#f6f8fa}td pre{margin:0;white-space:pre-wrap;max-width:60rem}.inli
 
 /** Progress of a re-drive, polled while its page is open; the page works without it. */
 const js = `document.addEventListener('DOMContentLoaded',()=>{const el=document.querySelector('[data-redrive]');if(!el)return;
-const tick=async()=>{const r=await fetch('/dead-letters/redrives/'+encodeURIComponent(el.dataset.redrive)+'/progress');if(!r.ok)return;
-const p=await r.json();el.textContent=p.done+' of '+p.total+' re-driven'+(p.failedAgain?' ('+p.failedAgain+' failed again and are parked)':'')+(p.finished?' — finished':'');if(!p.finished)setTimeout(tick,1000)};tick()});`;
+const tick=async()=>{const r=await fetch(el.dataset.redrive);if(!r.ok)return;
+const p=await r.json();if(!p.taken){setTimeout(tick,1000);return}el.textContent=p.done+' of '+p.total+' re-driven'+(p.failedAgain?' ('+p.failedAgain+' failed again and are parked)':'')+(p.finished?' — finished':'');if(!p.finished)setTimeout(tick,1000)};tick()});`;
 
 /** The console's style sheets and scripts (its own, and uPlot's for the charts), served by itself: the pages load nothing from elsewhere. */
 @Controller('assets')

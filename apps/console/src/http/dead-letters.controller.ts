@@ -16,7 +16,7 @@ import {
 import type { Response } from 'express';
 import { Caller, isAdmin, masked } from '@app/auth';
 import { ServiceName, serviceNames } from '@app/config';
-import { parseCursor, PageCursor } from '@app/dead-letters';
+import { parseCursor, PageCursor, redriveLimit } from '@app/dead-letters';
 import { CONSOLE_CONFIG, ConsoleConfig } from '../console.config';
 import { html, Html } from '../html/html';
 import { csrfField, page, table, when } from '../html/layout';
@@ -40,6 +40,11 @@ function cursorOf(value: unknown): PageCursor | undefined {
   const cursor = typeof value === 'string' ? parseCursor(value) : undefined;
   if (!cursor) throw new BadRequestException('before must be a page cursor: partition:offset pairs, comma-separated');
   return cursor;
+}
+
+function requestIdOf(value: string): string {
+  if (!/^[0-9a-f-]{36}$/.test(value)) throw new NotFoundException('no such re-drive');
+  return value;
 }
 
 function serviceOf(value: string): ServiceName {
@@ -106,22 +111,26 @@ ${table(['service', 'row', 'event', 'key', 'parked at', 'reason', 'held back beh
     return page('Dead letters', content, req.session);
   }
 
-  @Get('redrives/:id/progress')
-  async progress(@Param('id') id: string) {
-    const run = await this.desk.run(id);
-    if (!run) throw new NotFoundException('no such re-drive');
-    return run;
+  @Get('redrives/:service/:id/progress')
+  async progress(@Param('service') name: string, @Param('id') id: string) {
+    return this.desk.run(serviceOf(name), requestIdOf(id));
   }
 
-  @Get('redrives/:id')
+  /** A re-drive as its service logs it, from any console; until the service has taken it, that it waits. */
+  @Get('redrives/:service/:id')
   @Header('content-type', 'text/html; charset=utf-8')
-  async redriveRun(@Req() req: SessionRequest, @Param('id') id: string): Promise<string> {
-    const run = await this.desk.run(id);
-    if (!run) throw new NotFoundException('no such re-drive');
+  async redriveRun(@Req() req: SessionRequest, @Param('service') name: string, @Param('id') id: string): Promise<string> {
+    const service = serviceOf(name);
+    const run = await this.desk.run(service, requestIdOf(id));
+    const progressUrl = `/dead-letters/redrives/${service}/${run.id}/progress`;
+    if (!run.taken) {
+      const content = html`<p id="redrive-progress" data-redrive="${progressUrl}">asked; waiting for ${service} to take the request (it does whenever it runs)</p>`;
+      return page('Re-drive', content, req.session);
+    }
     const failed = run.failedAgain > 0 ? ` (${run.failedAgain} failed again and are parked)` : '';
     const status = `${run.done} of ${run.total} re-driven${failed}${run.finished ? ' — finished' : ''}`;
-    const content = html`<p>${run.by} asked ${run.service} to re-drive ${run.what}, at ${when(run.startedAt)}; the service handles each again and logs it.</p>
-<p id="redrive-progress" data-redrive="${run.id}">${status}</p><p><a href="/dead-letters">back to the dead letters</a></p>`;
+    const content = html`<p>${run.by} asked ${service} to re-drive ${run.what}; it took the request at ${when(run.startedAt)}, handles each letter again and logs it.</p>
+<p id="redrive-progress" data-redrive="${progressUrl}">${status}</p><p><a href="/dead-letters">back to the dead letters</a></p>`;
     return page('Re-drive', content, req.session);
   }
 
@@ -176,9 +185,10 @@ ${table(['letter', 'from topic', 'error', 'message', 'failed at', 'bytes', 're-d
     const ids = typeof body.id === 'string' && body.id ? [body.id] : undefined;
     const errorCode = typeof body.error === 'string' && body.error ? body.error : undefined;
     if (!ids && !errorCode) throw new ForbiddenException('name a letter or a group to re-drive');
-    const result = await this.desk.redrive({ service, by: session.caller.userId, ids, errorCode, rate, dryRun: body.dryRun === 'on' });
-    if ('id' in result) {
-      res.redirect(303, `/dead-letters/redrives/${result.id}`);
+    const dryRun = body.dryRun === 'on';
+    const result = await this.desk.redrive({ service, by: session.caller.userId, ids, errorCode, rate, dryRun });
+    if (!dryRun && result.requestId) {
+      res.redirect(303, `/dead-letters/redrives/${service}/${result.requestId}`);
       return;
     }
     const would = result.redriven.map((l) => html`<tr><td>${l.id}</td><td>${l.originalTopic}</td><td>${l.errorCode}</td></tr>`);
@@ -190,7 +200,7 @@ ${table(['letter', 'from topic', 'error', 'message', 'failed at', 'bytes', 're-d
       'Re-drive',
       rate,
     );
-    const content = html`<p id="dry-run">Dry run: ${result.redriven.length} letter(s) would be re-driven (handled again by ${service}) at ${rate}/s; ${result.skipped.length} skipped.</p>
+    const content = html`<p id="dry-run">Dry run: ${result.redriven.length} letter(s) would be re-driven (handled again by ${service}) at ${rate}/s; ${result.skipped.length} skipped${result.left ? `; ${result.left} more left for another re-drive (one takes at most ${redriveLimit})` : ''}.</p>
 ${table(['letter', 'from topic', 'error'], would)}<h2>Skipped</h2>${table(['letter', 'why'], skipped)}<p>Untick “dry run” to re-drive:</p>${again}`;
     res.type('html').send(page(`Re-drive ${service}: dry run`, content, session));
   }

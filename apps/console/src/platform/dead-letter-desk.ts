@@ -1,7 +1,7 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { Kafka } from 'kafkajs';
 import { ServiceName, serviceNames } from '@app/config';
-import { DeadLetter, PageCursor, readDeadLetter, readDeadLetterPage, readRedriveLog, redriveProgress, RedriveResult, requestRedrive } from '@app/dead-letters';
+import { DeadLetter, PageCursor, readDeadLetter, readDeadLetterPage, RedriveLogTail, RedriveResult, requestRedrive } from '@app/dead-letters';
 import { createKafka, EventCodec } from '@app/kafka';
 import { CONSOLE_CONFIG, ConsoleConfig } from '../console.config';
 
@@ -28,14 +28,16 @@ export interface LetterPage {
 
 export interface RedriveRun {
   id: string;
-  by: string;
   service: ServiceName;
-  what: string;
-  startedAt: string;
+  /** False until the service has taken the request (it does when it runs): the rest is unknown until then. */
+  taken: boolean;
+  by?: string;
+  what?: string;
+  startedAt?: string;
   done: number;
-  total: number;
+  total?: number;
   finished: boolean;
-  skipped: number;
+  skipped?: number;
   /** Letters handled again that failed again (parked now). */
   failedAgain: number;
 }
@@ -53,18 +55,33 @@ export interface RedriveRequest {
  * The dead letters of every service's consumer, read through the dead-letter library as the
  * console's own Kafka principal, and re-driven by asking their service (the console may read dead
  * letters and re-drive logs and write re-drive requests, no event topic). The service records each
- * re-drive in its group's log: who, when, which letter, how it ended.
+ * re-drive in its group's log: the request as it took it, then who, when, which letter, how it
+ * ended. The console keeps nothing of a re-drive: it follows the logs (one consumer for its life),
+ * so a restarted or a second console shows the same progress.
  */
 @Injectable()
-export class DeadLetterDesk {
+export class DeadLetterDesk implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('dead-letters');
   private readonly kafka: Kafka;
   private readonly codec: EventCodec;
-  private readonly runs = new Map<string, Omit<RedriveRun, 'done' | 'finished' | 'failedAgain'>>();
+  private readonly logs: RedriveLogTail;
 
   constructor(@Inject(CONSOLE_CONFIG) private readonly config: ConsoleConfig) {
     this.kafka = createKafka('console', config.kafkaBrokers);
     this.codec = new EventCodec(config.schemaRegistryUrl, config.topicPrefix);
+    this.logs = new RedriveLogTail(
+      this.kafka,
+      serviceNames.map((service) => this.groupOf(service)),
+      this.reader,
+    );
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.logs.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.logs.stop();
   }
 
   private groupOf(service: ServiceName): string {
@@ -79,18 +96,15 @@ export class DeadLetterDesk {
   async letters(service: ServiceName, page: { before?: PageCursor; limit?: number } = {}): Promise<LetterPage> {
     const [letters, log] = await Promise.all([
       readDeadLetterPage(this.kafka, this.groupOf(service), { ...page, readerGroupPrefix: this.reader }),
-      readRedriveLog(this.kafka, this.groupOf(service), this.reader),
+      this.logs.view(this.groupOf(service)),
     ]);
-    return { ...letters, letters: letters.letters.map((letter) => ({ ...letter, redrivenBy: log.get(letter.id) })) };
+    return { ...letters, letters: letters.letters.map((letter) => ({ ...letter, redrivenBy: log.letters.get(letter.id) })) };
   }
 
   /** One letter, its value included. */
   async letter(service: ServiceName, id: string): Promise<ShownLetter | undefined> {
-    const [letter, log] = await Promise.all([
-      readDeadLetter(this.kafka, this.groupOf(service), id, this.reader),
-      readRedriveLog(this.kafka, this.groupOf(service), this.reader),
-    ]);
-    return letter && { ...letter, redrivenBy: log.get(letter.id) };
+    const [letter, log] = await Promise.all([readDeadLetter(this.kafka, this.groupOf(service), id, this.reader), this.logs.view(this.groupOf(service))]);
+    return letter && { ...letter, redrivenBy: log.letters.get(letter.id) };
   }
 
   /**
@@ -130,7 +144,7 @@ export class DeadLetterDesk {
   async history(): Promise<Array<{ service: ServiceName; letter: string; by: string; at: string }>> {
     const entries = [];
     for (const service of serviceNames) {
-      for (const [letter, { by, at }] of await readRedriveLog(this.kafka, this.groupOf(service), this.reader)) entries.push({ service, letter, by, at });
+      for (const [letter, { by, at }] of (await this.logs.view(this.groupOf(service))).letters) entries.push({ service, letter, by, at });
     }
     return entries.sort((a, b) => b.at.localeCompare(a.at));
   }
@@ -145,30 +159,21 @@ export class DeadLetterDesk {
   }
 
   /** A dry run answers at once with what would be re-driven; a real one asks the service, which works through it in the background. */
-  async redrive(request: RedriveRequest): Promise<RedriveResult | RedriveRun> {
-    const options = { by: request.by, ids: request.ids, error: request.errorCode, rate: request.rate, readerGroupPrefix: this.reader };
+  async redrive(request: RedriveRequest): Promise<RedriveResult> {
+    const done = (await this.logs.view(this.groupOf(request.service))).letters;
+    const options = { by: request.by, ids: request.ids, error: request.errorCode, rate: request.rate, readerGroupPrefix: this.reader, done };
     const result = await requestRedrive(this.kafka, this.groupOf(request.service), { ...options, dryRun: request.dryRun });
-    if (request.dryRun || !result.requestId) return result;
-    const run = {
-      id: result.requestId,
-      by: request.by,
-      service: request.service,
-      what: request.ids ? `letter ${request.ids.join(', ')}` : `every ${request.errorCode ?? ''} letter`,
-      startedAt: new Date().toISOString(),
-      total: result.redriven.length,
-      skipped: result.skipped.length,
-    };
-    this.runs.set(run.id, run);
-    this.logger.log(`${request.by} asked ${request.service} to re-drive ${run.total} dead letter(s) (${run.what}); ${run.skipped} skipped`);
-    return { ...run, done: 0, finished: false, failedAgain: 0 };
+    if (!request.dryRun && result.requestId) {
+      this.logger.log(`${request.by} asked ${request.service} to re-drive ${result.redriven.length} dead letter(s); ${result.skipped.length} skipped`);
+    }
+    return result;
   }
 
-  /** A re-drive's progress, from its service's log. */
-  async run(id: string): Promise<RedriveRun | undefined> {
-    const run = this.runs.get(id);
-    if (!run) return undefined;
-    const entries = await redriveProgress(this.kafka, this.groupOf(run.service), id, this.reader);
-    const failedAgain = entries.filter((entry) => entry.outcome === 'dead-lettered').length;
-    return { ...run, done: entries.length, finished: entries.length >= run.total, failedAgain };
+  /** A re-drive's progress, from its service's log: the request as the service took it, and each letter it logged. */
+  async run(service: ServiceName, id: string): Promise<RedriveRun> {
+    const request = (await this.logs.view(this.groupOf(service))).requests.get(id);
+    if (!request) return { id, service, taken: false, done: 0, finished: false, failedAgain: 0 };
+    const { by, what, at, total, skipped, done, failedAgain } = request;
+    return { id, service, taken: true, by, what, startedAt: at, total, skipped, done, failedAgain, finished: request.finished || done >= total };
   }
 }

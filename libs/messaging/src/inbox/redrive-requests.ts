@@ -2,13 +2,12 @@ import type { Logger } from '@nestjs/common';
 import type { Consumer, Kafka } from 'kafkajs';
 import { redriveLogTopic, redriveRequestTopic } from '@app/catalogue';
 import {
-  askedFor,
   DeadLetter,
   deadLetterHeaders,
+  lettersAskedFor,
   parseRedriveRequest,
-  readDeadLetters,
   readRedriveLog,
-  RedriveLogEntry,
+  RedriveLogRecord,
   RedriveOutcome,
   RedriveRequest,
   redrivenHeaders,
@@ -68,12 +67,13 @@ export class RedriveRequests {
 
   private async handle(request: RedriveRequest, heartbeat: () => Promise<void>): Promise<void> {
     const reader = `${this.groupId}.reader-`;
-    // Values kept for the letters asked for alone: a topic of others' garbage costs their headers
-    const [letters, done] = await Promise.all([
-      readDeadLetters(this.kafka, this.groupId, reader, (letter) => askedFor(letter, request)),
-      readRedriveLog(this.kafka, this.groupId, reader),
-    ]);
+    // The letters it names by offset, alone: a topic of others' garbage is not read, let alone kept
+    const [letters, done] = await Promise.all([lettersAskedFor(this.kafka, this.groupId, request, reader), readRedriveLog(this.kafka, this.groupId, reader)]);
     const { redriven, skipped } = selectForRedrive(letters, done, request);
+    // Taken again after a stop: what it logged before counts as its own, not as skipped
+    const earlier = [...done.values()].filter((entry) => entry.requestId === request.requestId).length;
+    const taken = { kind: 'request', requestId: request.requestId, by: request.by, what: whatOf(request), total: redriven.length + earlier } as const;
+    await this.log({ ...taken, skipped: skipped.length - earlier, finished: false, at: new Date().toISOString() });
     const ours = new Set(this.handledTopics());
     let handled = 0;
     for (const letter of redriven) {
@@ -99,12 +99,21 @@ export class RedriveRequests {
       await heartbeat();
       if (request.rate) await sleep(1000 / request.rate);
     }
+    await this.log({ ...taken, skipped: skipped.length - earlier, finished: true, at: new Date().toISOString() });
     this.logger.log(`${request.by} had ${handled} dead letter(s) handled again (request ${request.requestId}); ${skipped.length} skipped`);
   }
 
-  private async log(entry: RedriveLogEntry): Promise<void> {
-    await this.producer.send({ topic: redriveLogTopic(this.groupId), acks: -1, messages: [{ key: entry.deadLetter, value: JSON.stringify(entry) }] });
+  private async log(record: RedriveLogRecord): Promise<void> {
+    const key = 'kind' in record ? `request:${record.requestId}` : record.deadLetter;
+    await this.producer.send({ topic: redriveLogTopic(this.groupId), acks: -1, messages: [{ key, value: JSON.stringify(record) }] });
   }
+}
+
+/** What a request asks, as an operator reads it: its letter, or its filter. */
+function whatOf(request: RedriveRequest): string {
+  if (request.ids?.length === 1) return `letter ${request.ids[0]}`;
+  const filter = [request.error && `every ${request.error} letter`, request.topic && `from ${request.topic}`].filter(Boolean).join(' ');
+  return `${request.ids ? `${request.ids.length} letters: ` : ''}${filter || 'every letter'}`;
 }
 
 /** The letter as its consumer first read it: its topic, partition and offset, key, value and headers (one more re-drive counted). */
