@@ -32,6 +32,8 @@ export interface Evidence {
    * and gave back none).
    */
   slots?: Array<{ kind: 'user' | 'namespace'; holder: string; counted: number; unfinished: number }>;
+  /** Each namespace's budget in quota's database: what it says was drawn, its cap, and the starting grants its users' ledgers hold. */
+  budgets?: Array<{ partner: string; drawn: number; cap: number; granted: number }>;
   erasures?: Array<{ user: string; status: string | null; requestedAt: string | null; tasks: Array<{ taskId: string; createdAt: string; input: unknown }> }>;
 }
 

@@ -22,6 +22,9 @@ export interface Instance {
  * Short deadlines and retries, so that a campaign of minutes sees every path end: a hung model call
  * times out, a task with no outcome times out, a lost attempt is reconciled.
  */
+/** What all the users of one namespace may draw without a grant, in the campaign: the budget invariant holds each to it. */
+export const partnerDrawCap = 1000;
+
 const campaignSettings: NodeJS.ProcessEnv = {
   GENERATION_RETRY_DELAYS: '200ms,500ms,1s',
   GENERATION_POLL_INTERVAL: '200ms',
@@ -89,8 +92,9 @@ export class Cluster {
     const env: NodeJS.ProcessEnv = {
       ...campaignSettings,
       DEFAULT_QUOTA: String(this.grantedQuota),
-      // A namespace's users start with the same grant; its cap (PARTNER_DRAW_CAP's default) holds every campaign user's
+      // A namespace's users start with the same grant; its cap holds every campaign user's
       PARTNER_NEW_USER_QUOTA: String(this.grantedQuota),
+      PARTNER_DRAW_CAP: String(partnerDrawCap),
       STACK_DIR: this.stack.stackDir,
       DATABASE_URL: this.stack.databaseUrl,
       KAFKA_BROKERS: kafkaBrokers(this.stack),

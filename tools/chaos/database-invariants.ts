@@ -1,14 +1,15 @@
 import type { FaultEntry } from './history';
 import type { Evidence, InvariantResult } from './checked-evidence';
 import { slotInvariants } from './slot-invariants';
+import { budgetInvariants } from './budget-invariants';
 
 /** A promotion this long after its fault ended is still that fault's: Patroni may finish it as the fault heals. */
 const promotionGraceMs = 15_000;
 const askedFor = new Set(['failover-postgres', 'switchover-postgres']);
 
-/** What the databases show once the run has settled: the promotions below, and the slots (slot-invariants). */
+/** What the databases show once the run has settled: the promotions below, the slots (slot-invariants) and the budgets (budget-invariants). */
 export function databaseInvariants(evidence: Evidence): InvariantResult[] {
-  return [...noUnaskedFailover(evidence), ...slotInvariants(evidence)];
+  return [...noUnaskedFailover(evidence), ...slotInvariants(evidence), ...budgetInvariants(evidence)];
 }
 
 /**

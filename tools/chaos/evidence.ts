@@ -17,6 +17,7 @@ import type { EraseOp, HistoryEntry } from './history';
 import { campaignPartners } from './outside-systems';
 import { promotions } from './database-faults';
 import { openTaskSlots } from './slot-evidence';
+import { partnerBudgets } from './budget-evidence';
 import { retry } from '@app/timing';
 
 /**
@@ -89,6 +90,8 @@ export async function gatherEvidence(
   if (stack.postgres === 'replicated') evidence.promotions = await promotions(stack);
   // A release before the namespaces' limits takes and gives back none of their slots.
   evidence.slots = await openTaskSlots(stack, !options.deploying);
+  // A release before the budgets gave a namespace's new users their grant without counting it.
+  if (!options.deploying) evidence.budgets = await partnerBudgets(stack);
   return evidence;
 }
 

@@ -2,8 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Admin, Consumer, Kafka } from 'kafkajs';
 import { redriveLogTopic } from '@app/catalogue';
+import { Logger } from '@nestjs/common';
+import { letGo } from '@app/failures';
 import { fetchWaitMs } from '@app/kafka';
 import { parseRedriveLogRecord, RedriveLogEntry, RedriveRequestEntry } from './redrive-log';
+
+const logger = new Logger('redrive-logs');
 
 /** What one group's log says: each letter's last entry, each request as taken, and how far each request came. */
 export interface RedriveLogView {
@@ -22,6 +26,7 @@ export class RedriveLogTail {
   private consumer?: Consumer;
   private admin?: Admin;
   private topics: string[] = [];
+  private started = false;
 
   constructor(
     private readonly kafka: Kafka,
@@ -31,7 +36,26 @@ export class RedriveLogTail {
     for (const groupId of groupIds) this.views.set(redriveLogTopic(groupId), { letters: new Map(), requests: new Map() });
   }
 
-  async start(): Promise<void> {
+  /** Follows the logs, trying again every few seconds while the broker cannot be reached (the reader starts without it). */
+  async start(retryMs = 5000): Promise<void> {
+    for (;;) {
+      try {
+        await this.follow();
+        this.started = true;
+        return;
+      } catch (error) {
+        logger.warn(`following the re-drive logs failed (${(error as Error).message}); trying again in ${retryMs} ms`);
+        await this.consumer?.disconnect().catch(letGo('a half-started log reader is let go', logger));
+        await this.admin?.disconnect().catch(letGo('a half-started admin client is let go', logger));
+        if (this.stopped) return;
+        await sleep(retryMs);
+      }
+    }
+  }
+
+  private stopped = false;
+
+  private async follow(): Promise<void> {
     this.admin = this.kafka.admin();
     await this.admin.connect();
     const existing = new Set(await this.admin.listTopics());
@@ -51,6 +75,7 @@ export class RedriveLogTail {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.consumer?.disconnect();
     await this.admin?.disconnect();
   }
@@ -60,9 +85,11 @@ export class RedriveLogTail {
     const topic = redriveLogTopic(groupId);
     const view = this.views.get(topic);
     if (!view) throw new Error(`${groupId}'s re-drive log is not one this reader follows`);
-    if (!this.admin || !this.topics.includes(topic)) return view;
-    const ends = await this.admin.fetchTopicOffsets(topic);
     const deadline = Date.now() + timeoutMs;
+    while (!this.started && Date.now() < deadline) await sleep(50);
+    if (!this.started || !this.admin) throw new Error('the re-drive logs are not read yet: is the broker reachable?');
+    if (!this.topics.includes(topic)) return view;
+    const ends = await this.admin.fetchTopicOffsets(topic);
     const behind = () => ends.some((p) => Number(p.high) > Number(p.low) && (this.read.get(`${topic}:${p.partition}`) ?? Number(p.low)) < Number(p.high));
     while (behind() && Date.now() < deadline) await sleep(50);
     return view;

@@ -76,8 +76,9 @@ export class DeadLetterDesk implements OnApplicationBootstrap, OnApplicationShut
     );
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.logs.start();
+  /** Not awaited: the console starts, and shows its other pages, while the broker is away. */
+  onApplicationBootstrap(): void {
+    void this.logs.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
