@@ -12,6 +12,7 @@ import { gatherEvidence, saveEvidence } from './evidence';
 import { History, readHistory } from './history';
 import { checkInvariants, InvariantResult } from './invariants';
 import { Nemesis } from './nemesis';
+import { removeAndAddBack } from './partner-lifecycle';
 import { Random } from './random';
 import { pendingWork } from './settle';
 import { WebhookReceiver } from './webhook-receiver';
@@ -98,7 +99,9 @@ export async function runCampaign(rootDir: string, options: CampaignOptions, log
     history.record({ kind: 'phase', at: Date.now(), phase: 'started', detail: { ...options } });
     log(`running the workload and ${deployer ? 'a rolling deploy' : 'the nemesis'} for ${options.durationMs / 1000} s`);
     const working = Promise.all([workload.run(), deployer ? undefined : nemesis.run()]);
-    await Promise.all([sleep(options.durationMs), deployer?.run()]);
+    // A release before removed partners' rows parked apart would hold every user's outcomes back: not during a deploy
+    const lifecycle = deployer ? undefined : removeAndAddBack(stack, history, workload.outside, options.durationMs, log);
+    await Promise.all([sleep(options.durationMs), deployer?.run(), lifecycle]);
     await nemesis.healAll();
     await workload.stop();
     await working;

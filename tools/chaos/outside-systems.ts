@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { letGo } from '@app/failures';
 import { logLevel } from 'kafkajs';
 import { DomainEvent, newEvent, topicFor } from '@app/events';
 import { externalNamespace, namespaceOf, PartnerPrincipal, partnerPrincipal, partnerTopicFor } from '@app/catalogue';
@@ -7,6 +8,9 @@ import { kafkaBootstrap, registryUrl, StackConfig } from '../stack/stack.config'
 import type { Behaviour, History } from './history';
 import type { Random } from './random';
 import { hostileRequest, hostilities, Hostility, Mutation, notARequest } from './hostile-requests';
+
+/** Where a producer let go says why: nowhere (the history has what matters). */
+const quiet = { debug: () => undefined, warn: () => undefined };
 
 /** The campaign's partners (added with the stack); besides theirs, users are `external:`'s or HTTP users of no namespace. */
 export const campaignPartners = ['alpha', 'beta'] as const;
@@ -49,25 +53,34 @@ export class OutsideSystems {
   ) {}
 
   async connect(): Promise<void> {
-    for (const name of ['external', ...campaignPartners]) {
-      const principal: 'external' | PartnerPrincipal = name === 'external' ? 'external' : partnerPrincipal(name);
-      const kafka = createKafka(`chaos-${name}`, kafkaBootstrap(this.stack), {
-        sasl: { mechanism: 'scram-sha-512', ...localKafkaCredentials(principal, this.stack.stackDir)! },
-        ssl: undefined,
-        // Its refusals while the broker is down are in the history; the log would only repeat them.
-        logLevel: logLevel.NOTHING,
-      });
-      // Idempotent with acks=all, as every producer of the platform: what it is told was written, was.
-      const producer = new IdempotentProducer(kafka);
-      await producer.connect();
-      const codec = new EventCodec(registryUrl(this.stack), '', { auth: localRegistryCredentials(principal, this.stack.stackDir) });
-      const topic = name === 'external' ? topicFor('TaskRequested') : partnerTopicFor(name, 'TaskRequested');
-      this.senders.set(name, { name, topic, producer, codec });
-    }
+    for (const name of ['external', ...campaignPartners]) this.senders.set(name, await this.connectSender(name));
+  }
+
+  /** A sender made again with its credentials as they now are (a partner added back has a new password). */
+  async reconnect(name: string): Promise<void> {
+    const before = this.senders.get(name);
+    this.senders.set(name, await this.connectSender(name));
+    await before?.producer.disconnect().catch(letGo(`${name}'s old producer is let go`, quiet));
   }
 
   async disconnect(): Promise<void> {
     for (const sender of this.senders.values()) await sender.producer.disconnect().catch(() => undefined);
+  }
+
+  private async connectSender(name: string): Promise<Sender> {
+    const principal: 'external' | PartnerPrincipal = name === 'external' ? 'external' : partnerPrincipal(name);
+    const kafka = createKafka(`chaos-${name}`, kafkaBootstrap(this.stack), {
+      sasl: { mechanism: 'scram-sha-512', ...localKafkaCredentials(principal, this.stack.stackDir)! },
+      ssl: undefined,
+      // Its refusals while the broker is down are in the history; the log would only repeat them.
+      logLevel: logLevel.NOTHING,
+    });
+    // Idempotent with acks=all, as every producer of the platform: what it is told was written, was.
+    const producer = new IdempotentProducer(kafka);
+    await producer.connect();
+    const codec = new EventCodec(registryUrl(this.stack), '', { auth: localRegistryCredentials(principal, this.stack.stackDir) });
+    const topic = name === 'external' ? topicFor('TaskRequested') : partnerTopicFor(name, 'TaskRequested');
+    return { name, topic, producer, codec };
   }
 
   /** Every hostility once, each from a sender picked at random, so that no run leaves one out (the rest come by chance). */

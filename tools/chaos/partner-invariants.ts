@@ -1,15 +1,30 @@
 import { namespaceOf, partnerTopicFor, partnerTopicOf } from '@app/catalogue';
-import type { PublishOp } from './history';
+import type { FaultEntry, PublishOp } from './history';
 import type { Evidence, InvariantResult, PlacedEvent } from './checked-evidence';
 import { campaignPartners } from './outside-systems';
 
 const followTheUser = new Set(['TaskCompleted', 'TaskFailed']);
+/** After a partner is added back, tasks sees it at its next look (PARTNER_DISCOVERY_INTERVAL, 10 s): twice that, and some. */
+const rediscoveryMs = 30_000;
+
+/** The windows in which a partner was removed (its start to its end and rediscovery), by partner. */
+function removals(evidence: Evidence): Array<{ partner: string; from: number; to: number }> {
+  const faults = evidence.history.filter((h): h is FaultEntry => h.kind === 'fault' && h.fault === 'remove-partner');
+  return faults
+    .filter((f) => f.phase === 'start')
+    .map((start) => ({
+      partner: start.target,
+      from: start.at,
+      to: (faults.find((f) => f.phase === 'end' && f.id === start.id)?.at ?? Number.POSITIVE_INFINITY) + rediscoveryMs,
+    }));
+}
 const refusals = new Set(['TaskRejected', 'TaskCancelRejected']);
 
 /**
  * The partners kept apart through the run's faults:
  * - PARTNER_OUTCOMES_COMPLETE: every outcome of a partner's user's task, and every refusal of a
- *   request a partner wrote, is on that partner's own topic too, with the same eventId;
+ *   request a partner wrote, is on that partner's own topic too, with the same eventId — but those
+ *   that happened while the partner was removed (until tasks saw it back), which get no copy;
  * - PARTNER_OUTCOMES_APART: a partner's topics hold only its own users' outcomes and the refusals of
  *   its own requests;
  * - FORGED_REQUESTS_REFUSED: a sender's request for a user outside its namespace (another
@@ -23,6 +38,11 @@ export function partnerInvariants(evidence: Evidence, firstOf: PlacedEvent[]): I
   const partners = new Set<string>(campaignPartners);
   const copies = evidence.partnerCopies ?? [];
   const copied = new Set(copies.map((c) => `${c.topic} ${c.event.eventId}`));
+  const removed = removals(evidence);
+  const whileRemoved = (partner: string, placed: PlacedEvent) => {
+    const at = new Date(placed.event.occurredAt).getTime();
+    return removed.some((r) => r.partner === partner && at >= r.from && at <= r.to);
+  };
   // Which partner wrote each request it was acknowledged for
   const writers = new Map<string, string>();
   for (const p of evidence.history.filter((h): h is PublishOp => h.kind === 'publish' && h.acknowledged && !!h.eventId)) {
@@ -42,7 +62,7 @@ export function partnerInvariants(evidence: Evidence, firstOf: PlacedEvent[]): I
     firstOf.flatMap((placed) => {
       const owner = ownerOf(placed);
       const topic = owner && partnerTopicFor(owner, placed.event.eventType);
-      return topic && !copied.has(`${topic} ${placed.event.eventId}`)
+      return topic && !copied.has(`${topic} ${placed.event.eventId}`) && !whileRemoved(owner, placed)
         ? [`${placed.event.eventType} ${placed.event.eventId} of task ${placed.event.taskId} is not on ${topic}`]
         : [];
     }),

@@ -51,6 +51,20 @@ describe('the campaign checker: partners kept apart', () => {
     expect(violated(healthy)).toEqual({});
   });
 
+  it('leaves out an outcome missing while its partner was removed, and only then', () => {
+    const missing = { ...healthy, partnerCopies: healthy.partnerCopies!.slice(1) };
+    const at = new Date(completed.occurredAt).getTime();
+    const removal = (from: number, to: number): HistoryEntry[] => [
+      { kind: 'fault', at: from, phase: 'start', id: 7, fault: 'remove-partner', target: 'alpha' },
+      { kind: 'fault', at: to, phase: 'end', id: 7, fault: 'remove-partner', target: 'alpha' },
+    ];
+    expect(violated({ ...missing, history: [...history, ...removal(at - 1000, at + 1000)] })).toEqual({});
+    // Removed and back (and seen back) before it ended, or another partner removed: its copy is owed
+    expect(violated({ ...missing, history: [...history, ...removal(at - 60_000, at - 40_000)] })).toEqual({ PARTNER_OUTCOMES_COMPLETE: 1 });
+    const otherRemoved = removal(at - 1000, at + 1000).map((h) => ({ ...h, target: 'beta' }));
+    expect(violated({ ...missing, history: [...history, ...otherRemoved] })).toEqual({ PARTNER_OUTCOMES_COMPLETE: 1 });
+  });
+
   it("finds an outcome missing from its partner's topic, and one on another partner's", () => {
     const missing = { ...healthy, partnerCopies: healthy.partnerCopies!.slice(1) };
     expect(violated(missing)).toEqual({ PARTNER_OUTCOMES_COMPLETE: 1 });

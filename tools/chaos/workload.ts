@@ -43,7 +43,7 @@ export class Workload {
   private readonly cancels: Array<{ due: number; user: string; taskId: string; tries: number }> = [];
   /** Erasures of idle users, each once its user's tasks had time to end. */
   private readonly erasures: Erasures;
-  private readonly outside: OutsideSystems;
+  readonly outside: OutsideSystems;
   private running = false;
   private counter = 0;
   /** Every user the checker asks about, late ones included. */
