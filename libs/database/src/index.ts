@@ -4,3 +4,4 @@ export * from './migrations';
 export * from './after-commit';
 export * from './own-session';
 export * from './one-statement';
+export * from './lock-timeout';

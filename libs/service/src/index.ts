@@ -8,3 +8,4 @@ export * from './authorize';
 export * from './request-hygiene.interceptor';
 export * from './body-shape';
 export * from './http-limits';
+export * from './busy-rows';

@@ -1,9 +1,10 @@
 import { ForbiddenException, HttpStatus, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import type { Knex } from 'knex';
+import { setLockTimeout } from '@app/database';
 import { Caller, isViewer, mayActFor } from '@app/auth';
 import { DomainEvent } from '@app/events';
 import { outbox } from '@app/messaging';
-import { ProblemWithHeaders } from '@app/service';
+import { conflictWhenBusy } from '@app/service';
 import { claimKey } from '../submit/claim-key';
 import { requestHash } from '../submit/request-hash';
 import { TasksConfig } from '../tasks.config';
@@ -16,7 +17,6 @@ export interface CancelAnswer {
 }
 
 const route = 'POST /tasks/:taskId/cancel';
-const lockNotAvailable = '55P03';
 
 /**
  * POST /tasks/{taskId}/cancel under an Idempotency-Key, in one transaction: the task's row is locked,
@@ -26,31 +26,28 @@ const lockNotAvailable = '55P03';
  */
 export async function cancelByRequest(knex: Knex, config: TasksConfig, caller: Caller, taskId: string, key: string): Promise<CancelAnswer> {
   if (isViewer(caller)) throw new ForbiddenException('a viewer reads, and changes nothing');
-  try {
-    return await knex.transaction(async (trx) => {
-      await trx.raw(`set local lock_timeout = ${Math.max(1, Math.round(config.keyLockTimeoutMs))}`);
-      const task = await lockTaskToCancel(trx, taskId);
-      // Another user's task is not found, as one that does not exist.
-      if (!task || !mayActFor(caller, task.user_id)) throw new NotFoundException(`no task ${taskId}`);
-      const scope = { user_id: caller.userId, route, key };
-      const hash = requestHash({ cancel: taskId });
-      const earlier = await claimKey(trx, scope, hash, taskId, config.idempotencyTtlMs);
-      if (earlier) {
-        if (earlier.request_hash !== hash) throw new UnprocessableEntityException('this Idempotency-Key was already used to cancel another task');
-        return { status: earlier.response_status!, body: earlier.response_body as CancelledTask, replayed: true };
-      }
-      const publish = (event: DomainEvent) => outbox.add(trx, event);
-      const decision = await cancelTask(trx, task, caller.userId, null, publish);
-      const status = decision.kind === 'cancelled' ? HttpStatus.ACCEPTED : HttpStatus.CONFLICT;
-      await trx('idempotency_keys')
-        .where(scope)
-        .update({ response_status: status, response_body: JSON.stringify(decision.task) });
-      return { status, body: decision.task, replayed: false };
-    });
-  } catch (error) {
-    if ((error as { code?: string }).code === lockNotAvailable) {
-      throw new ProblemWithHeaders(HttpStatus.CONFLICT, `the task or Idempotency-Key "${key}" is busy; retry shortly`, { 'Retry-After': '1' });
-    }
-    throw error;
-  }
+  return conflictWhenBusy(
+    () =>
+      knex.transaction(async (trx) => {
+        await setLockTimeout(trx, config.keyLockTimeoutMs);
+        const task = await lockTaskToCancel(trx, taskId);
+        // Another user's task is not found, as one that does not exist.
+        if (!task || !mayActFor(caller, task.user_id)) throw new NotFoundException(`no task ${taskId}`);
+        const scope = { user_id: caller.userId, route, key };
+        const hash = requestHash({ cancel: taskId });
+        const earlier = await claimKey(trx, scope, hash, taskId, config.idempotencyTtlMs);
+        if (earlier) {
+          if (earlier.request_hash !== hash) throw new UnprocessableEntityException('this Idempotency-Key was already used to cancel another task');
+          return { status: earlier.response_status!, body: earlier.response_body as CancelledTask, replayed: true };
+        }
+        const publish = (event: DomainEvent) => outbox.add(trx, event);
+        const decision = await cancelTask(trx, task, caller.userId, null, publish);
+        const status = decision.kind === 'cancelled' ? HttpStatus.ACCEPTED : HttpStatus.CONFLICT;
+        await trx('idempotency_keys')
+          .where(scope)
+          .update({ response_status: status, response_body: JSON.stringify(decision.task) });
+        return { status, body: decision.task, replayed: false };
+      }),
+    `the task or Idempotency-Key "${key}" is busy; retry shortly`,
+  );
 }

@@ -2,6 +2,7 @@ import { HttpStatus, UnprocessableEntityException } from '@nestjs/common';
 import { traceparentFor } from '@app/tracing';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
+import { setLockTimeout } from '@app/database';
 import { DomainEvent, newEvent } from '@app/events';
 import { outbox } from '@app/messaging';
 import { erased, forgetDataKeys } from '@app/personal-data';
@@ -28,7 +29,7 @@ const route = 'DELETE /users/:userId/data';
  */
 export async function eraseUser(knex: Knex, config: TasksConfig, adminId: string, userId: string, key: string): Promise<ErasureAnswer> {
   return knex.transaction(async (trx) => {
-    await trx.raw(`set local lock_timeout = ${Math.max(1, Math.round(config.keyLockTimeoutMs))}`);
+    await setLockTimeout(trx, config.keyLockTimeoutMs);
     const erasureId = randomUUID();
     const hash = requestHash({ erase: userId });
     const earlier = await claimKey(trx, { user_id: adminId, route, key }, hash, erasureId, config.idempotencyTtlMs);

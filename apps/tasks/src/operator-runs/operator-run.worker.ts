@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { Knex } from 'knex';
-import { KNEX } from '@app/database';
+import { isLockTimeout, KNEX, setLockTimeout } from '@app/database';
 import { WorkerLoop } from '@app/timing';
 import { TASKS_CONFIG, TasksConfig } from '../tasks.config';
 import { audit } from './operator-runs';
@@ -13,7 +13,6 @@ import { runSteps, StepResult } from './run-steps';
 export const runLeaseMs = 15_000;
 /** How often an item whose row stays busy is asked: a row locked for that long is a failure to report, not an end. */
 const busyRetries = 5;
-const lockNotAvailable = '55P03';
 
 interface ClaimedRun {
   run_id: string;
@@ -98,7 +97,7 @@ export class OperatorRunWorker implements OnApplicationBootstrap, BeforeApplicat
   /** The next item, with its count and the lease renewed, in one transaction; the run finished when none is left. */
   private async step(run: ClaimedRun, busyBefore: number): Promise<Step> {
     return this.knex.transaction(async (trx) => {
-      await trx.raw(`set local lock_timeout = ${Math.max(1, Math.round(this.config.keyLockTimeoutMs))}`);
+      await setLockTimeout(trx, this.config.keyLockTimeoutMs);
       const row: { done: number; items: string[] } | undefined = await trx('operator_runs')
         .where({ run_id: run.run_id, lease_owner: this.owner, state: 'running' })
         .forUpdate()
@@ -110,7 +109,7 @@ export class OperatorRunWorker implements OnApplicationBootstrap, BeforeApplicat
       try {
         result = await trx.transaction((savepoint) => runSteps[run.kind](savepoint, { runId: run.run_id, startedBy: run.started_by }, item));
       } catch (error) {
-        result = (error as { code?: string }).code === lockNotAvailable ? 'busy' : { failed: (error as Error).message };
+        result = isLockTimeout(error) ? 'busy' : { failed: (error as Error).message };
       }
       if (result === 'busy' && busyBefore + 1 < busyRetries) {
         await this.renew(trx, run);

@@ -5,7 +5,7 @@ import { newEvent } from '@app/events';
 import { outbox } from '@app/messaging';
 import { PersonalData } from '@app/personal-data';
 import { traceparentFor, traceparentOf } from '@app/tracing';
-import { ProblemWithHeaders } from '@app/service';
+import { conflictWhenBusy } from '@app/service';
 import { recordNewTask } from '../projection/apply-to-task';
 import { TasksConfig } from '../tasks.config';
 import { claimKey, KeyRow } from './claim-key';
@@ -28,7 +28,6 @@ export interface SubmissionResult {
 }
 
 const route = 'POST /tasks';
-const lockNotAvailable = '55P03';
 
 /**
  * POST /tasks under an Idempotency-Key: the key row (with the answer a replay gets), the task row,
@@ -44,34 +43,29 @@ export async function submitTask(knex: Knex, config: TasksConfig, personal: Pers
   const hash = requestHash(submission);
   await takeRateToken(knex, submission.userId, config.userRateLimit, config.userRateBurst);
   const share = await partnerShare(knex, submission.userId, config);
-  try {
-    return await knex.transaction(async (trx) => {
-      const scope = { user_id: submission.userId, route, key };
-      const taskId = randomUUID();
-      const body = { taskId, state: 'QUEUED', userId: submission.userId, reportType: submission.reportType };
-      const earlier = await claimKey(trx, scope, hash, taskId, config.idempotencyTtlMs, { status: HttpStatus.ACCEPTED, body }, config.keyLockTimeoutMs);
-      if (earlier) return replay(earlier, hash);
-      const origin = { taskId, userId: submission.userId, correlationId: randomUUID(), causationId: null };
-      const { sealed, keyIssued } = await sealInput(trx, personal, JSON.stringify(submission.input), origin);
-      const accepted = newEvent('TaskAccepted', { idempotencyKey: key, reportType: submission.reportType, input: sealed }, origin, 'tasks');
-      const traceparent = traceparentOf() ?? traceparentFor(accepted.correlationId);
-      if (keyIssued) await outbox.add(trx, keyIssued);
-      const full = await recordNewTask(trx, accepted, traceparent, {
-        user: openTaskSlotTaken(trx, userSlots, submission.userId, config.userMaxOpenTasks),
-        ...(share && { partner: partnerSlotTaken(trx, share.partner, share.limits) }),
-      });
-      if (full.includes('user')) throw tooManyOpenTasks(submission.userId, config.userMaxOpenTasks);
-      if (share && full.includes('partner')) throw partnerTooManyOpenTasks(share.partner, share.limits);
-      return { status: HttpStatus.ACCEPTED, body, replayed: false };
-    });
-  } catch (error) {
-    if ((error as { code?: string }).code === lockNotAvailable) {
-      throw new ProblemWithHeaders(HttpStatus.CONFLICT, `a request with Idempotency-Key "${key}" is still in progress; retry shortly`, {
-        'Retry-After': '1',
-      });
-    }
-    throw error;
-  }
+  return conflictWhenBusy(
+    () =>
+      knex.transaction(async (trx) => {
+        const scope = { user_id: submission.userId, route, key };
+        const taskId = randomUUID();
+        const body = { taskId, state: 'QUEUED', userId: submission.userId, reportType: submission.reportType };
+        const earlier = await claimKey(trx, scope, hash, taskId, config.idempotencyTtlMs, { status: HttpStatus.ACCEPTED, body }, config.keyLockTimeoutMs);
+        if (earlier) return replay(earlier, hash);
+        const origin = { taskId, userId: submission.userId, correlationId: randomUUID(), causationId: null };
+        const { sealed, keyIssued } = await sealInput(trx, personal, JSON.stringify(submission.input), origin);
+        const accepted = newEvent('TaskAccepted', { idempotencyKey: key, reportType: submission.reportType, input: sealed }, origin, 'tasks');
+        const traceparent = traceparentOf() ?? traceparentFor(accepted.correlationId);
+        if (keyIssued) await outbox.add(trx, keyIssued);
+        const full = await recordNewTask(trx, accepted, traceparent, {
+          user: openTaskSlotTaken(trx, userSlots, submission.userId, config.userMaxOpenTasks),
+          ...(share && { partner: partnerSlotTaken(trx, share.partner, share.limits) }),
+        });
+        if (full.includes('user')) throw tooManyOpenTasks(submission.userId, config.userMaxOpenTasks);
+        if (share && full.includes('partner')) throw partnerTooManyOpenTasks(share.partner, share.limits);
+        return { status: HttpStatus.ACCEPTED, body, replayed: false };
+      }),
+    `a request with Idempotency-Key "${key}" is still in progress; retry shortly`,
+  );
 }
 
 /** A partner's user's request takes a token from its namespace's bucket too: the namespace and its limits, or a 429. */
