@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { loadSchema, newEvent } from '@app/events';
 import { EventCodec } from '@app/kafka';
 import { launchBrowser, screenshot, signIn } from '../support/browser';
+import { consumerGroupsStartingWith } from '../support/consumer-groups';
 import { Platform } from '../support/platform';
 import { registerSchema as register } from '../support/registry-authorization';
 import { authAs, tokenFor } from '../support/tokens';
@@ -136,19 +137,15 @@ describe('operator console', () => {
     framed.writeInt32BE(probe + 1, 1);
     const producer = platform.kafka.producer();
     await producer.connect();
-    try {
-      const headers = { eventId: accepted.eventId, eventType: accepted.eventType };
-      await producer.send({
-        topic: codec.topicFor('TaskAccepted'),
-        acks: -1,
-        messages: [
-          { key: accepted.taskId, value: framed, headers },
-          { key: randomUUID(), value: Buffer.from('<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">') },
-        ],
-      });
-    } finally {
-      await producer.disconnect();
-    }
+    await producer.send({
+      topic: codec.topicFor('TaskAccepted'),
+      acks: -1,
+      messages: [
+        { key: accepted.taskId, value: framed, headers: { eventId: accepted.eventId, eventType: accepted.eventType } },
+        { key: randomUUID(), value: Buffer.from('<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">') },
+      ],
+    });
+    await producer.disconnect();
 
     await waitFor(
       async () => {
@@ -187,24 +184,16 @@ describe('operator console', () => {
       what: 'the re-drive to finish, as its page shows',
       timeoutMs: 20_000,
     });
-    // Polling its progress makes no consumer group: the console follows the re-drive logs with one
-    const runPath = new URL(adminPage.url()).pathname;
-    const consoleGroups = async () => {
-      const kafkaAdmin = platform.kafka.admin();
-      await kafkaAdmin.connect();
-      const { groups } = await kafkaAdmin.listGroups().finally(() => kafkaAdmin.disconnect());
-      return groups.filter((g) => g.groupId.startsWith(`${platform.env.topicPrefix}console-`)).length;
-    };
-    const groupsBefore = await consoleGroups();
+    // Polling its progress makes no consumer group (the console follows the logs with one), and a console that never saw it asked shows it
+    const [runPath, groupPrefix] = [new URL(adminPage.url()).pathname, `${platform.env.topicPrefix}console-`];
+    const groupsBefore = await consumerGroupsStartingWith(platform.kafka, groupPrefix);
     for (let i = 0; i < 5; i++) expect((await adminPage.request.get(`${consoleUrl}${runPath}/progress`)).ok()).toBe(true);
-    expect(await consoleGroups()).toBe(groupsBefore);
-    // And a console that never saw it asked shows the same, from the service's log
-    const second = await platform.startAnotherInstance('console');
+    expect(await consumerGroupsStartingWith(platform.kafka, groupPrefix)).toBe(groupsBefore);
     const elsewhere = await (await browser.newContext()).newPage();
-    await signIn(elsewhere, `http://127.0.0.1:${second.port}`, await tokenFor('ops', 'admin'));
-    await elsewhere.goto(`http://127.0.0.1:${second.port}${runPath}`);
+    const secondUrl = `http://127.0.0.1:${(await platform.startAnotherInstance('console')).port}`;
+    await signIn(elsewhere, secondUrl, await tokenFor('ops', 'admin'));
+    await elsewhere.goto(`${secondUrl}${runPath}`);
     expect(await elsewhere.textContent('#redrive-progress')).toContain('1 of 1 re-driven — finished');
-    await elsewhere.close();
     await waitFor(
       async () => (await platform.get<{ items: Array<{ kind: string }> }>('quota', '/quota/poisoned/ledger')).items.some((l) => l.kind === 'debit'),
       {
