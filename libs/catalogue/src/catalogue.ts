@@ -1,11 +1,11 @@
 import type { EventType } from '@app/events';
 
 /**
- * The platform's catalogue: who talks to Kafka, and which events each service and the outside world
- * write and read. Provisioning grants exactly these as ACLs, the tests subscribe from them, the
- * AsyncAPI document is rendered from them.
+ * Who talks to Kafka: one principal per service, the outside world, the auditor, the console, and
+ * admin. With `catalogue` below (which events each service and the outside world write and read),
+ * the platform's catalogue: provisioning grants exactly these as ACLs, the tests subscribe from them,
+ * the AsyncAPI document is rendered from them.
  */
-/** Who talks to Kafka: one principal per service, the outside world, the auditor, the console, and admin. */
 export const kafkaPrincipals = ['admin', 'tasks', 'quota', 'generation', 'notification', 'external', 'auditor', 'console'] as const;
 export type KafkaPrincipal = (typeof kafkaPrincipals)[number];
 export type ServicePrincipal = 'tasks' | 'quota' | 'generation' | 'notification';

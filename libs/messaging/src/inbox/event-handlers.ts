@@ -64,7 +64,7 @@ export type EventHandlers = { [T in EventType]?: HandlerOf<T> };
 type HandlerOf<T extends EventType> = EventHandler<T> | SetBasedHandler<T> | SetBasedHandler<EventType>;
 
 /**
- * A service's handler map, typed from the catalogue (@app/events' serviceEvents): one handler for
+ * A service's handler map, typed from the catalogue (@app/catalogue's ConsumedBy): one handler for
  * each event the service consumes, none for another. An event added to what it consumes makes the
  * compiler point here.
  */
