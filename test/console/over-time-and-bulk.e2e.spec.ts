@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { Client } from 'pg';
 import { launchBrowser, screenshot, signIn } from '../support/browser';
 import { Platform } from '../support/platform';
-import { tokenFor } from '../support/tokens';
+import { authAs, tokenFor } from '../support/tokens';
 import { waitFor } from '../support/wait-for';
 
 interface Listed {
@@ -178,5 +178,44 @@ describe('console: the platform over time, tasks found by filter, and cancelled 
     const noToken = await admin.request.post(`${consoleUrl}/bulk/cancel`, { form: { filter: 'userId=bulk-b' }, maxRedirects: 0 });
     expect(noToken.status()).toBe(403);
     expect((await platform.task(elsewhere)).state).not.toBe('CANCELLED');
+  });
+
+  it("refuses operator runs to anyone but an admin, and hostile bodies and ids, planning and cancelling nothing, a neighbour's task unslowed", async () => {
+    const tasksDb = new Client({ connectionString: platform.env.databaseUrl('tasks') });
+    await tasksDb.connect();
+    const runs = async () => Number((await tasksDb.query('select count(*) from operator_runs')).rows[0].count);
+    const before = await runs();
+    const call = async (method: string, path: string, headers: Record<string, string>, body?: unknown) =>
+      (
+        await fetch(`${platform.url('tasks')}${path}`, {
+          method,
+          headers: { ...headers, 'content-type': 'application/json' },
+          ...(body !== undefined && { body: JSON.stringify(body) }),
+        })
+      ).status;
+    const [owner, viewer, ops] = [await authAs('bulk-b'), await authAs('watcher', 'viewer'), await authAs('ops', 'admin')];
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    // The tasks' own user, a viewer: no plan, no start, and a user reads none
+    expect(await call('POST', '/operator-runs/bulk-cancels', owner, { filter: 'userId=bulk-b' })).toBe(403);
+    expect(await call('POST', '/operator-runs/bulk-cancels', viewer, { filter: 'userId=*' })).toBe(403);
+    expect(await call('POST', `/operator-runs/${unknown}/start`, owner, { rate: 1 })).toBe(403);
+    expect(await call('GET', '/operator-runs', owner)).toBe(403);
+    expect(await call('GET', '/operator-runs', viewer)).toBe(200);
+    // An admin's malformed bodies and ids
+    for (const body of [{}, { filter: 'x'.repeat(5000) }, { filter: 'userId=*', extra: 1 }, { filter: 'state=NOPE' }, { filter: 42 }, []]) {
+      expect(await call('POST', '/operator-runs/bulk-cancels', ops, body)).toBe(400);
+    }
+    for (const rate of [0, 101, 'fast', 1.5]) expect(await call('POST', `/operator-runs/${unknown}/start`, ops, { rate })).toBe(400);
+    expect(await call('POST', `/operator-runs/${unknown}/start`, ops, { rate: 1 })).toBe(404);
+    expect(await call('POST', "/operator-runs/1' or '1'='1/start", ops, { rate: 1 })).toBe(400);
+    expect(await call('GET', '/operator-runs/..%2F..%2Fetc', ops)).toBe(400);
+    // And the console's re-drive pages with ids that are none
+    expect((await admin.request.get(`${consoleUrl}/dead-letters/redrives/tasks/not-a-request`)).status()).toBe(404);
+    expect((await admin.request.get(`${consoleUrl}/dead-letters/redrives/nobody/${unknown}/progress`)).status()).toBe(404);
+    // Then nothing was planned or cancelled, and a neighbour's task ran as ever
+    expect(await runs()).toBe(before);
+    await tasksDb.end();
+    expect((await platform.task(elsewhere)).state).not.toBe('CANCELLED');
+    expect((await platform.settled((await platform.submit('bulk-neighbour', {})).body.taskId as string)).state).toBe('SUCCESS');
   });
 });
